@@ -1,0 +1,1 @@
+//! The comment grammar and the permission table (`CONTRACTS.md` §3).

@@ -1,0 +1,396 @@
+//! Per-repository configuration: `.github/sweepgate.toml` on the target
+//! repository's default branch (`CONTRACTS.md` §1–§2).
+//!
+//! Every path, label, URL and list that sweepgate reads from the benchmark
+//! repository comes from here; the defaults are the August layout of
+//! `fixtures/inferencex/`. Unknown keys are an error (a typo must not be
+//! silently ignored), and every error carries file, line and column.
+use serde::{Deserialize, Serialize};
+
+/// Where the file lives on the default branch.
+pub const REPO_CONFIG_PATH: &str = ".github/sweepgate.toml";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RepoConfig {
+    pub paths: Paths,
+    pub labels: Labels,
+    pub links: Links,
+    pub sweep: SweepSettings,
+    pub upstream: Upstream,
+    pub policy: Policy,
+}
+
+/// File locations inside the benchmark repository.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Paths {
+    pub master_configs: Vec<String>,
+    pub runners: String,
+    pub changelog: String,
+    pub golden_al_dir: String,
+    pub models_policy: String,
+    pub checklist_template: String,
+    pub eval_thresholds: String,
+    pub waivers_dir: String,
+    pub codeowners: String,
+    /// Directories holding single-node benchmark scripts, by scenario.
+    pub fixed_seq_len_scripts: String,
+    pub agentic_scripts: String,
+    /// Directory holding multi-node scripts and recipes.
+    pub multi_node_scripts: String,
+    /// Glob of the launcher scripts (`runners/launch_*.sh`).
+    pub launchers: String,
+    /// Shared benchmark helpers (`benchmarks/benchmark_lib.sh`).
+    pub benchmark_lib: String,
+}
+
+impl Default for Paths {
+    fn default() -> Self {
+        Self {
+            master_configs: vec![
+                "configs/nvidia-master.yaml".into(),
+                "configs/amd-master.yaml".into(),
+            ],
+            runners: "configs/runners.yaml".into(),
+            changelog: "perf-changelog.yaml".into(),
+            golden_al_dir: "golden_al_distribution/".into(),
+            models_policy: "MODELS.md".into(),
+            checklist_template: "docs/PR_REVIEW_CHECKLIST.md".into(),
+            eval_thresholds: "utils/evals/thresholds.yaml".into(),
+            waivers_dir: "docs/waiver/".into(),
+            codeowners: ".github/CODEOWNERS".into(),
+            fixed_seq_len_scripts: "benchmarks/single_node/fixed_seq_len/".into(),
+            agentic_scripts: "benchmarks/single_node/agentic/".into(),
+            multi_node_scripts: "benchmarks/multi_node/".into(),
+            launchers: "runners/launch_*.sh".into(),
+            benchmark_lib: "benchmarks/benchmark_lib.sh".into(),
+        }
+    }
+}
+
+/// Sweep labels (`CONTRACTS.md` §2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Labels {
+    /// Primary labels that are enabled, exactly one allowed on a PR.
+    pub primary: Vec<String>,
+    /// Modifiers, only together with a primary label.
+    pub modifiers: Vec<String>,
+}
+
+impl Default for Labels {
+    fn default() -> Self {
+        Self {
+            primary: vec![
+                "full-sweep-fail-fast".into(),
+                "full-sweep-enabled".into(),
+                "non-canary-full-sweep-enabled".into(),
+            ],
+            modifiers: vec!["all-evals".into(), "evals-only".into(), "agentx-fast".into()],
+        }
+    }
+}
+
+/// Links used in comments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Links {
+    pub results_site: String,
+    pub rerun_docs: String,
+    /// Label documentation; empty means "the README of the repository".
+    pub label_docs: String,
+    /// Where contributors ask a core maintainer.
+    pub maintainer_contact: String,
+}
+
+impl Default for Links {
+    fn default() -> Self {
+        Self {
+            results_site: "https://inferencex.semianalysis.com".into(),
+            rerun_docs: "https://docs.github.com/en/actions/how-tos/manage-workflow-runs/re-run-workflows-and-jobs#re-running-failed-jobs-in-a-workflow".into(),
+            label_docs: String::new(),
+            maintainer_contact: "Slack".into(),
+        }
+    }
+}
+
+/// How sweeps are run (`CONTRACTS.md` §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SweepMode {
+    /// The repository's own workflow runs sweeps; sweepgate gates and tracks.
+    #[default]
+    Track,
+    /// sweepgate dispatches and cancels sweeps itself.
+    Dispatch,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SweepSettings {
+    pub mode: SweepMode,
+    /// The sweep workflow file name.
+    pub workflow: String,
+    /// Results repository (`owner/name`) that receives `stage-results`.
+    pub results_repository: String,
+    /// `repository_dispatch` event type sent for staging.
+    pub staging_event: String,
+    /// Largest chunk of jobs per family served by the matrix endpoint.
+    pub chunk_size: usize,
+}
+
+impl Default for SweepSettings {
+    fn default() -> Self {
+        Self {
+            mode: SweepMode::Track,
+            workflow: "run-sweep.yml".into(),
+            results_repository: "SemiAnalysisAI/InferenceX-app".into(),
+            staging_event: "stage-results".into(),
+            chunk_size: 256,
+        }
+    }
+}
+
+/// Upstream recipe sources (Check 3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Upstream {
+    pub sglang_repository: String,
+    pub sglang_paths: Vec<String>,
+    pub vllm_recipes_repository: String,
+    pub published_pages: Vec<String>,
+}
+
+impl Default for Upstream {
+    fn default() -> Self {
+        Self {
+            sglang_repository: "sgl-project/sglang".into(),
+            sglang_paths: vec!["docs_new/".into(), "docs/".into()],
+            vllm_recipes_repository: "vllm-project/recipes".into(),
+            published_pages: vec![
+                "https://docs.sglang.io/cookbook/".into(),
+                "https://recipes.vllm.ai/".into(),
+            ],
+        }
+    }
+}
+
+/// Policy lists that change over time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Policy {
+    /// GPU SKUs on which upstream images are expected (Check 6).
+    pub established_skus: Vec<String>,
+    /// Image repositories accepted as upstream (Check 6).
+    pub upstream_image_prefixes: Vec<String>,
+    /// Core team; empty means "the team on the `*` line of CODEOWNERS".
+    pub core_team: String,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            established_skus: ["h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            upstream_image_prefixes: vec!["vllm/".into(), "lmsysorg/".into()],
+            core_team: String::new(),
+        }
+    }
+}
+
+impl Default for RepoConfig {
+    fn default() -> Self {
+        Self {
+            paths: Paths::default(),
+            labels: Labels::default(),
+            links: Links::default(),
+            sweep: SweepSettings::default(),
+            upstream: Upstream::default(),
+            policy: Policy::default(),
+        }
+    }
+}
+
+/// A configuration file that cannot be used, with its position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct ConfigError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl RepoConfig {
+    /// Parses and validates the file's bytes; `file` names it in errors.
+    pub fn from_toml(file: &str, bytes: &[u8]) -> Result<Self, ConfigError> {
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let (line, column) = line_col(bytes, e.valid_up_to());
+            ConfigError {
+                file: file.to_owned(),
+                line,
+                column,
+                message: "the file is not valid UTF-8".into(),
+            }
+        })?;
+        let cfg: RepoConfig = toml::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .span()
+                .map(|s| line_col(text.as_bytes(), s.start))
+                .unwrap_or((1, 1));
+            ConfigError {
+                file: file.to_owned(),
+                line,
+                column,
+                message: e.message().to_owned(),
+            }
+        })?;
+        cfg.validate(file, text)?;
+        Ok(cfg)
+    }
+
+    fn validate(&self, file: &str, text: &str) -> Result<(), ConfigError> {
+        let at = |key: &str, message: String| {
+            let (line, column) = locate_key(text, key);
+            ConfigError {
+                file: file.to_owned(),
+                line,
+                column,
+                message,
+            }
+        };
+        if self.paths.master_configs.is_empty() {
+            return Err(at(
+                "master-configs",
+                "paths.master-configs must name at least one file".into(),
+            ));
+        }
+        if self.labels.primary.is_empty() {
+            return Err(at(
+                "primary",
+                "labels.primary must name at least one label".into(),
+            ));
+        }
+        if let Some(dup) = self
+            .labels
+            .modifiers
+            .iter()
+            .find(|m| self.labels.primary.contains(m))
+        {
+            return Err(at(
+                "modifiers",
+                format!("label `{dup}` is both a primary label and a modifier"),
+            ));
+        }
+        if self.sweep.chunk_size == 0 || self.sweep.chunk_size > 256 {
+            return Err(at(
+                "chunk-size",
+                format!(
+                    "sweep.chunk-size must be between 1 and 256, not {}",
+                    self.sweep.chunk_size
+                ),
+            ));
+        }
+        if !self.sweep.results_repository.contains('/') {
+            return Err(at(
+                "results-repository",
+                format!(
+                    "sweep.results-repository must be `owner/name`, not `{}`",
+                    self.sweep.results_repository
+                ),
+            ));
+        }
+        for url in [&self.links.results_site, &self.links.rerun_docs] {
+            if !url.starts_with("https://") && !url.starts_with("http://") {
+                return Err(at(
+                    "results-site",
+                    format!("`{url}` is not an http(s) URL"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let offset = offset.min(bytes.len());
+    let before = &bytes[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let col = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+    (line, col)
+}
+
+/// Position of the first line assigning `key`, or 1:1 when the key is absent
+/// (the value came from a default).
+fn locate_key(text: &str, key: &str) -> (usize, usize) {
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix(key)
+            && rest.trim_start().starts_with('=')
+        {
+            return (i + 1, line.len() - t.len() + 1);
+        }
+    }
+    (1, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_gives_contract_defaults() {
+        let cfg = RepoConfig::from_toml("x.toml", b"").unwrap();
+        assert_eq!(cfg, RepoConfig::default());
+        assert_eq!(cfg.paths.changelog, "perf-changelog.yaml");
+        assert_eq!(cfg.labels.primary[0], "full-sweep-fail-fast");
+        assert_eq!(cfg.sweep.mode, SweepMode::Track);
+    }
+
+    #[test]
+    fn october_layout_overrides_paths() {
+        let text = br#"
+[paths]
+master-configs = ["inferencex-e2e/configs/nvidia-master.yaml"]
+changelog = "inferencex-e2e/perf-changelog.yaml"
+golden-al-dir = "infx/golden_al_distribution/"
+"#;
+        let cfg = RepoConfig::from_toml(".github/sweepgate.toml", text).unwrap();
+        assert_eq!(cfg.paths.changelog, "inferencex-e2e/perf-changelog.yaml");
+        assert_eq!(cfg.paths.runners, "configs/runners.yaml");
+    }
+
+    #[test]
+    fn unknown_key_is_reported_with_line() {
+        let text = b"[paths]\nchangelog = \"a.yaml\"\nchangelgo = \"b\"\n";
+        let err = RepoConfig::from_toml(".github/sweepgate.toml", text).unwrap_err();
+        assert_eq!(err.line, 3, "{err}");
+        assert!(err.message.contains("changelgo"), "{err}");
+        assert!(err.to_string().starts_with(".github/sweepgate.toml:3:"));
+    }
+
+    #[test]
+    fn wrong_type_is_reported_with_line() {
+        let text = b"[sweep]\nmode = \"track\"\nchunk-size = \"big\"\n";
+        let err = RepoConfig::from_toml("c.toml", text).unwrap_err();
+        assert_eq!((err.line, err.column), (3, 14), "{err}");
+    }
+
+    #[test]
+    fn invalid_value_is_reported_at_its_key() {
+        let text = b"[sweep]\n\nchunk-size = 1000\n";
+        let err = RepoConfig::from_toml("c.toml", text).unwrap_err();
+        assert_eq!(err.line, 3);
+        assert!(err.message.contains("between 1 and 256"));
+    }
+
+    #[test]
+    fn unknown_mode_is_an_error() {
+        let err = RepoConfig::from_toml("c.toml", b"[sweep]\nmode = \"yolo\"\n").unwrap_err();
+        assert_eq!(err.line, 2);
+    }
+}

@@ -1,0 +1,1 @@
+//! Newtypes for the identifiers that cross module boundaries.

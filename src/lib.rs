@@ -1,0 +1,21 @@
+//! sweepgate: a deterministic GitHub App that gates pull requests of a
+//! GPU-inference benchmark repository.
+//!
+//! The module layout follows the architecture: HTTP intake (`server`) knows
+//! nothing of checks; `checks` are pure functions over a PR snapshot;
+//! GitHub access (`github`), storage (`store`), templates (`verdict`,
+//! `templates/`) and parsers (`recipe`) each have one home.
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod events;
+pub mod github;
+pub mod ids;
+pub mod matrix;
+pub mod queue;
+pub mod recipe;
+pub mod repo;
+pub mod sandbox;
+pub mod server;
+pub mod store;

@@ -1,0 +1,1 @@
+//! changelog (in progress)

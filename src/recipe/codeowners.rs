@@ -1,0 +1,1 @@
+//! codeowners (in progress)

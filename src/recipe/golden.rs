@@ -1,0 +1,1 @@
+//! golden (in progress)

@@ -1,0 +1,1 @@
+//! models_md (in progress)

@@ -1,0 +1,1 @@
+//! runners (in progress)

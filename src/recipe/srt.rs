@@ -1,0 +1,1 @@
+//! srt (in progress)

@@ -1,0 +1,1 @@
+//! thresholds (in progress)

@@ -1,0 +1,1 @@
+//! waiver (in progress)

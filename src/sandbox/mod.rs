@@ -1,0 +1,1 @@
+//! The sandbox GitHub: a stateful in-memory GitHub served over real HTTP.
