@@ -1,6 +1,57 @@
 //! Command line entry point.
+use crate::config::server::{ServerArgs, ServerConfig};
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+#[derive(Debug, Parser)]
+#[command(name = "sweepgate", version, about = "Deterministic PR gate for GPU-inference benchmark repositories")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the webhook server and its workers.
+    Serve(ServerArgs),
+    /// Apply database migrations and exit.
+    Migrate(ServerArgs),
+}
+
 pub fn main() -> ExitCode {
-    ExitCode::SUCCESS
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Serve(args) => {
+            let cfg = ServerConfig::resolve(&args)?;
+            crate::app::init_logging(cfg.log_format);
+            runtime()?.block_on(crate::app::serve(cfg))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Migrate(args) => {
+            let cfg = ServerConfig::resolve(&args)?;
+            crate::app::init_logging(cfg.log_format);
+            runtime()?.block_on(async {
+                crate::app::open_store(&cfg).await?;
+                println!("migrations applied to {}", crate::app::redact_url(&cfg.database_url));
+                anyhow::Ok(())
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }

@@ -6,6 +6,7 @@
 //! GitHub access (`github`), storage (`store`), templates (`verdict`,
 //! `templates/`) and parsers (`recipe`) each have one home.
 
+pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -1,1 +1,274 @@
-//! events
+//! Thin typed webhook payloads and the table of what sweepgate handles.
+//!
+//! Every field is optional or defaulted and unknown fields are ignored, so a
+//! field GitHub adds or drops never makes a delivery unreadable; actions are
+//! strings, not closed enums, for the same reason.
+pub mod payload;
+pub mod router;
+
+pub use payload::*;
+pub use router::{EventRouter, Handler, HandlerError, JobContext};
+
+use crate::ids::{PrNumber, RepoName};
+
+/// A parsed delivery.
+#[derive(Debug, Clone)]
+pub enum Event {
+    PullRequest(PullRequestEvent),
+    IssueComment(IssueCommentEvent),
+    PullRequestReview(PullRequestReviewEvent),
+    PullRequestReviewComment(PullRequestReviewCommentEvent),
+    CheckRun(CheckRunEvent),
+    WorkflowRun(WorkflowRunEvent),
+    WorkflowJob(WorkflowJobEvent),
+    RepositoryDispatch(RepositoryDispatchEvent),
+    Push(PushEvent),
+    Installation(InstallationEvent),
+    InstallationRepositories(InstallationEvent),
+    Ping(PingEvent),
+}
+
+/// Why a body cannot be read as the event its header names.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    #[error("malformed JSON at line {line}, column {column}: {message}")]
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("the payload of a `{event}` event is not a JSON object")]
+    NotAnObject { event: String },
+    #[error("the payload of a `{event}` event does not fit: {message}")]
+    Shape { event: String, message: String },
+}
+
+/// What the intake does with an (event, action) pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disposition {
+    /// Stored with a job of this kind.
+    Handle { kind: String },
+    /// Stored, no job; the reason is recorded.
+    Ignore(String),
+}
+
+/// The (event, action) pairs sweepgate acts on. Everything else is stored as
+/// ignored, so an operator can see what arrived.
+pub fn disposition(event: &str, action: Option<&str>) -> Disposition {
+    const HANDLED: &[(&str, &[&str])] = &[
+        (
+            "pull_request",
+            &[
+                "opened",
+                "reopened",
+                "ready_for_review",
+                "synchronize",
+                "labeled",
+                "unlabeled",
+                "edited",
+                "closed",
+                "converted_to_draft",
+            ],
+        ),
+        ("issue_comment", &["created", "edited"]),
+        ("pull_request_review", &["submitted", "edited"]),
+        ("pull_request_review_comment", &["created", "edited"]),
+        ("check_run", &["created", "completed", "rerequested"]),
+        ("workflow_run", &["requested", "in_progress", "completed"]),
+        ("workflow_job", &["queued", "in_progress", "completed", "waiting"]),
+        ("installation", &["created", "deleted", "suspend", "unsuspend"]),
+        ("installation_repositories", &["added", "removed"]),
+    ];
+    // Events whose every action (or no action) is handled.
+    const ANY_ACTION: &[&str] = &["push", "repository_dispatch"];
+    if event == "ping" {
+        return Disposition::Ignore("ping".into());
+    }
+    if ANY_ACTION.contains(&event) {
+        return Disposition::Handle {
+            kind: event.to_owned(),
+        };
+    }
+    match HANDLED.iter().find(|(e, _)| *e == event) {
+        None => Disposition::Ignore(format!("event `{event}` is not handled")),
+        Some((_, actions)) => match action {
+            Some(a) if actions.contains(&a) => Disposition::Handle {
+                kind: format!("{event}.{a}"),
+            },
+            Some(a) => Disposition::Ignore(format!("action `{a}` of `{event}` is not handled")),
+            None => Disposition::Ignore(format!("`{event}` without an action")),
+        },
+    }
+}
+
+/// The facts the intake extracts from any payload, for storage and the
+/// per-PR serialization key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Envelope {
+    pub action: Option<String>,
+    pub repository: Option<RepoName>,
+    pub installation_id: Option<u64>,
+    pub pr_number: Option<PrNumber>,
+}
+
+impl Envelope {
+    /// Jobs of one pull request run one at a time; other jobs of a repository
+    /// are serialized per repository.
+    pub fn serial_key(&self) -> Option<String> {
+        let repo = self.repository.as_ref()?;
+        Some(match self.pr_number {
+            Some(n) => format!("{repo}#{n}"),
+            None => repo.to_string(),
+        })
+    }
+}
+
+/// Parses the body (already known to be JSON) for the event the header names.
+pub fn parse(event: &str, body: &[u8]) -> Result<(Envelope, Option<Event>), PayloadError> {
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| PayloadError::Json {
+        line: e.line(),
+        column: e.column(),
+        message: strip_position(&e.to_string()),
+    })?;
+    if !value.is_object() {
+        return Err(PayloadError::NotAnObject {
+            event: event.to_owned(),
+        });
+    }
+    let common: Common =
+        serde_json::from_value(value.clone()).map_err(|e| PayloadError::Shape {
+            event: event.to_owned(),
+            message: e.to_string(),
+        })?;
+    let shape = |e: serde_json::Error| PayloadError::Shape {
+        event: event.to_owned(),
+        message: e.to_string(),
+    };
+    let ev = match event {
+        "pull_request" => Some(Event::PullRequest(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "issue_comment" => Some(Event::IssueComment(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "pull_request_review" => Some(Event::PullRequestReview(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "pull_request_review_comment" => Some(Event::PullRequestReviewComment(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "check_run" => Some(Event::CheckRun(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "workflow_run" => Some(Event::WorkflowRun(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "workflow_job" => Some(Event::WorkflowJob(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "repository_dispatch" => Some(Event::RepositoryDispatch(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "push" => Some(Event::Push(serde_json::from_value(value).map_err(shape)?)),
+        "installation" => Some(Event::Installation(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "installation_repositories" => Some(Event::InstallationRepositories(
+            serde_json::from_value(value).map_err(shape)?,
+        )),
+        "ping" => Some(Event::Ping(serde_json::from_value(value).map_err(shape)?)),
+        _ => None,
+    };
+    let pr_number = ev.as_ref().and_then(Event::pr_number);
+    Ok((
+        Envelope {
+            action: common.action,
+            repository: common.repository.map(|r| RepoName(r.full_name)),
+            installation_id: common.installation.map(|i| i.id),
+            pr_number,
+        },
+        ev,
+    ))
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}
+
+impl Event {
+    /// The pull request the event is about, where there is exactly one.
+    pub fn pr_number(&self) -> Option<PrNumber> {
+        match self {
+            Event::PullRequest(e) => Some(e.pull_request.number),
+            Event::IssueComment(e) => e.issue.pull_request.as_ref().map(|_| e.issue.number),
+            Event::PullRequestReview(e) => Some(e.pull_request.number),
+            Event::PullRequestReviewComment(e) => Some(e.pull_request.number),
+            Event::CheckRun(e) => single_pr(&e.check_run.pull_requests),
+            Event::WorkflowRun(e) => single_pr(&e.workflow_run.pull_requests),
+            Event::RepositoryDispatch(e) => e
+                .client_payload
+                .get("pr-number")
+                .and_then(|v| v.as_str().and_then(|s| s.parse().ok()).or(v.as_u64()))
+                .map(PrNumber),
+            _ => None,
+        }
+    }
+}
+
+fn single_pr(prs: &[PrRef]) -> Option<PrNumber> {
+    match prs {
+        [one] => Some(one.number),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disposition_table() {
+        assert_eq!(
+            disposition("pull_request", Some("opened")),
+            Disposition::Handle {
+                kind: "pull_request.opened".into()
+            }
+        );
+        assert!(matches!(
+            disposition("pull_request", Some("assigned")),
+            Disposition::Ignore(_)
+        ));
+        assert!(matches!(disposition("star", Some("created")), Disposition::Ignore(_)));
+        assert_eq!(
+            disposition("push", None),
+            Disposition::Handle { kind: "push".into() }
+        );
+    }
+
+    #[test]
+    fn malformed_json_names_position() {
+        let err = parse("pull_request", b"{\"action\": \n  ").unwrap_err();
+        match err {
+            PayloadError::Json { line, .. } => assert_eq!(line, 2),
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn wrong_shape_is_precise() {
+        let err = parse("pull_request", br#"{"action":"opened","pull_request":{"number":"x"}}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("pull_request"), "{err}");
+    }
+
+    #[test]
+    fn array_is_not_an_object() {
+        assert!(matches!(
+            parse("ping", b"[1]"),
+            Err(PayloadError::NotAnObject { .. })
+        ));
+    }
+}

@@ -1,1 +1,284 @@
-//! store
+//! Storage: one trait, two implementations (SQLite, the embedded default, and
+//! PostgreSQL for several replicas). SQL lives here and nowhere else.
+//!
+//! Times are Unix milliseconds (`i64`), which both back ends store natively.
+mod sql;
+
+use crate::ids::{DeliveryId, JobId};
+use async_trait::async_trait;
+use serde::Serialize;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use sql::{PgStore, SqliteStore};
+
+/// A shared handle to the configured storage.
+pub type Store = Arc<dyn Storage>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database cannot be reached: the caller should answer 503 so that
+    /// GitHub redelivers.
+    #[error("database unavailable: {0}")]
+    Unavailable(#[source] sqlx::Error),
+    #[error("database error: {0}")]
+    Database(#[source] sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("unsupported database URL `{0}` (expected sqlite:… or postgres://…)")]
+    UnsupportedUrl(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        match e {
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => StoreError::Unavailable(e),
+            other => StoreError::Database(other),
+        }
+    }
+}
+
+impl StoreError {
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
+}
+
+/// What the intake decided about a delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeliveryOutcome {
+    Queued,
+    Ignored(String),
+}
+
+impl DeliveryOutcome {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            DeliveryOutcome::Queued => "queued",
+            DeliveryOutcome::Ignored(_) => "ignored",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct NewDelivery {
+    pub delivery_id: DeliveryId,
+    pub event: String,
+    pub action: Option<String>,
+    pub repository: Option<String>,
+    pub installation_id: Option<i64>,
+    pub pr_number: Option<i64>,
+    pub body: String,
+    pub received_at: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewJob {
+    pub kind: String,
+    /// Jobs sharing a key run one at a time, in insertion order (per PR).
+    pub serial_key: Option<String>,
+    pub payload: String,
+    pub max_attempts: u32,
+    pub run_after: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inserted {
+    New,
+    /// The delivery id was seen before; nothing was written.
+    Duplicate,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct DeliveryRow {
+    pub delivery_id: String,
+    pub event: String,
+    pub action: Option<String>,
+    pub repository: Option<String>,
+    pub installation_id: Option<i64>,
+    pub pr_number: Option<i64>,
+    pub outcome: String,
+    pub reason: Option<String>,
+    pub received_at: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    Pending,
+    Running,
+    Done,
+    Dead,
+}
+
+impl JobState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Pending => "pending",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Dead => "dead",
+        }
+    }
+}
+
+impl FromStr for JobState {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "pending" => Ok(JobState::Pending),
+            "running" => Ok(JobState::Running),
+            "done" => Ok(JobState::Done),
+            "dead" => Ok(JobState::Dead),
+            other => Err(format!("unknown job state `{other}`")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct JobRow {
+    pub id: i64,
+    pub delivery_id: Option<String>,
+    pub kind: String,
+    pub serial_key: Option<String>,
+    pub payload: String,
+    pub state: String,
+    pub attempts: i64,
+    pub max_attempts: i64,
+    pub run_after: i64,
+    pub lease_token: Option<i64>,
+    pub lease_owner: Option<String>,
+    pub lease_until: Option<i64>,
+    pub last_error: Option<String>,
+    pub outcome: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub finished_at: Option<i64>,
+}
+
+impl JobRow {
+    pub fn id(&self) -> JobId {
+        JobId(self.id as u64)
+    }
+
+    pub fn state(&self) -> Option<JobState> {
+        self.state.parse().ok()
+    }
+}
+
+/// A job this worker holds until `lease_until`; every later call about it
+/// carries the token, so a worker whose lease was taken over cannot finish it.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub job: JobRow,
+    pub token: i64,
+}
+
+/// What to do with a job whose attempt failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterFailure {
+    RetryAt(i64),
+    Dead,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct QueueCounts {
+    pub pending: i64,
+    pub running: i64,
+    pub done: i64,
+    pub dead: i64,
+}
+
+#[async_trait]
+pub trait Storage: Send + Sync + 'static {
+    fn backend(&self) -> Backend;
+
+    /// Applies this back end's migrations.
+    async fn migrate(&self) -> Result<(), StoreError>;
+    /// Reachable, and every migration applied.
+    async fn ready(&self) -> Result<bool, StoreError>;
+
+    /// Stores the delivery and, if given, its job in one transaction.
+    async fn record_delivery(
+        &self,
+        delivery: &NewDelivery,
+        outcome: &DeliveryOutcome,
+        job: Option<&NewJob>,
+    ) -> Result<Inserted, StoreError>;
+    async fn delivery(&self, id: &DeliveryId) -> Result<Option<DeliveryRow>, StoreError>;
+    async fn delivery_body(&self, id: &DeliveryId) -> Result<Option<String>, StoreError>;
+    async fn recent_deliveries(&self, limit: i64) -> Result<Vec<DeliveryRow>, StoreError>;
+
+    async fn enqueue(&self, job: &NewJob, now: i64) -> Result<JobId, StoreError>;
+    /// Claims the oldest runnable job: pending and due, or running with an
+    /// expired lease, and the first unfinished job of its serial key.
+    async fn claim(&self, owner: &str, now: i64, lease: Duration)
+    -> Result<Option<Claimed>, StoreError>;
+    async fn extend_lease(&self, claimed: &Claimed, until: i64) -> Result<bool, StoreError>;
+    async fn complete(&self, claimed: &Claimed, now: i64, outcome: &str)
+    -> Result<bool, StoreError>;
+    async fn fail(
+        &self,
+        claimed: &Claimed,
+        now: i64,
+        error: &str,
+        next: AfterFailure,
+    ) -> Result<bool, StoreError>;
+    /// Gives the job back without counting the attempt (shutdown).
+    async fn release(&self, claimed: &Claimed, now: i64) -> Result<bool, StoreError>;
+    /// Puts a dead-lettered job back in the queue with fresh attempts.
+    async fn retry_dead(&self, id: JobId, now: i64) -> Result<bool, StoreError>;
+    async fn job(&self, id: JobId) -> Result<Option<JobRow>, StoreError>;
+    async fn jobs(&self, state: Option<JobState>, limit: i64) -> Result<Vec<JobRow>, StoreError>;
+    async fn jobs_for_delivery(&self, id: &DeliveryId) -> Result<Vec<JobRow>, StoreError>;
+    async fn queue_counts(&self) -> Result<QueueCounts, StoreError>;
+
+    async fn kv_get(&self, namespace: &str, key: &str) -> Result<Option<String>, StoreError>;
+    async fn kv_put(
+        &self,
+        namespace: &str,
+        key: &str,
+        value: &str,
+        now: i64,
+    ) -> Result<(), StoreError>;
+}
+
+/// Durability of SQLite commits (`docs/operations.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SqliteSync {
+    /// WAL + `synchronous=NORMAL`: a commit survives a crash of the process.
+    #[default]
+    Normal,
+    /// WAL + `synchronous=FULL`: a commit also survives power loss.
+    Full,
+}
+
+/// Opens the store named by `url` (`sqlite:path`, `sqlite::memory:`,
+/// `postgres://…`) without applying migrations.
+pub async fn open(url: &str, sync: SqliteSync) -> Result<Store, StoreError> {
+    if url.starts_with("sqlite:") {
+        Ok(Arc::new(SqliteStore::open(url, sync).await?))
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Arc::new(PgStore::open(url).await?))
+    } else {
+        Err(StoreError::UnsupportedUrl(url.to_owned()))
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}

@@ -1,0 +1,141 @@
+//! Wiring: storage, the worker pool, the event router and the HTTP server,
+//! started and stopped together.
+use crate::config::server::{LogFormat, ServerConfig};
+use crate::events::EventRouter;
+use crate::queue::{QueueConfig, WorkerPool};
+use crate::server::{AppState, router};
+use crate::store::{self, Store};
+use anyhow::Context;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+pub fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SWEEPGATE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let _ = match format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+}
+
+/// Opens the store and applies migrations.
+pub async fn open_store(cfg: &ServerConfig) -> anyhow::Result<Store> {
+    let store = store::open(&cfg.database_url, cfg.sqlite_sync)
+        .await
+        .with_context(|| format!("opening {}", redact_url(&cfg.database_url)))?;
+    store.migrate().await.context("applying migrations")?;
+    Ok(store)
+}
+
+/// A running server: its address and a way to stop it.
+pub struct Running {
+    pub addr: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    done: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl Running {
+    /// Stops accepting, drains the workers, and waits.
+    pub async fn stop(self) -> anyhow::Result<()> {
+        let _ = self.stop.send(());
+        self.done.await.context("server task")?
+    }
+
+    /// Waits until the server stops by itself (a signal).
+    pub async fn wait(self) -> anyhow::Result<()> {
+        let _keep = self.stop;
+        self.done.await.context("server task")?
+    }
+}
+
+/// Binds and starts serving on `listener` with the given router of handlers.
+pub async fn start(
+    cfg: &ServerConfig,
+    store: Store,
+    events: EventRouter,
+    listener: TcpListener,
+) -> anyhow::Result<Running> {
+    let addr = listener.local_addr()?;
+    let wake = Arc::new(Notify::new());
+    let queue_cfg = QueueConfig {
+        workers: cfg.workers,
+        ..QueueConfig::default()
+    };
+    let pool = WorkerPool::start(
+        store.clone(),
+        Arc::new(events),
+        queue_cfg,
+        wake.clone(),
+        &addr.to_string(),
+    );
+    let state = AppState::new(store, cfg.webhook_secrets.clone(), wake);
+    let app = router(state);
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let done = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                tokio::select! {
+                    _ = stop_rx => {}
+                    _ = shutdown_signal() => {}
+                }
+            })
+            .await
+            .context("serving HTTP")?;
+        tracing::info!("HTTP stopped; draining workers");
+        pool.shutdown().await;
+        Ok(())
+    });
+    Ok(Running {
+        addr,
+        stop: stop_tx,
+        done,
+    })
+}
+
+/// `sweepgate serve`.
+pub async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
+    cfg.require_secrets()?;
+    let store = open_store(&cfg).await?;
+    let listener = TcpListener::bind(cfg.listen)
+        .await
+        .with_context(|| format!("binding {}", cfg.listen))?;
+    let running = start(&cfg, store, EventRouter::new(), listener).await?;
+    tracing::info!(addr = %running.addr, db = %redact_url(&cfg.database_url), "sweepgate listening");
+    running.wait().await
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// A database URL without its password, for logs.
+pub fn redact_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}

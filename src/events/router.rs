@@ -1,0 +1,112 @@
+//! The event router: hands each job to the handlers registered for its kind.
+//! The queue calls it through `queue::JobRunner` and knows nothing of events.
+use super::{Event, parse};
+use crate::ids::DeliveryId;
+use crate::queue::{JobFailure, JobRunner};
+use crate::store::{JobRow, Store};
+use async_trait::async_trait;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What a handler sees of the job it serves.
+#[derive(Clone)]
+pub struct JobContext {
+    pub store: Store,
+    pub delivery_id: Option<DeliveryId>,
+    pub kind: String,
+    pub attempt: i64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HandlerError {
+    /// Worth another attempt (GitHub 5xx, rate limit, timeout).
+    #[error("{message}")]
+    Transient {
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    /// Will fail the same way again: dead-letter at once.
+    #[error("{0}")]
+    Permanent(String),
+}
+
+impl From<crate::store::StoreError> for HandlerError {
+    fn from(e: crate::store::StoreError) -> Self {
+        HandlerError::Transient {
+            message: e.to_string(),
+            retry_after: None,
+        }
+    }
+}
+
+#[async_trait]
+pub trait Handler: Send + Sync {
+    /// A short name for logs and job outcomes.
+    fn name(&self) -> &'static str;
+    /// Whether this handler takes jobs of `kind` (e.g. `pull_request.opened`).
+    fn accepts(&self, kind: &str) -> bool;
+    /// Idempotent: a job may run again after a crash or a lost lease.
+    async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError>;
+}
+
+#[derive(Clone, Default)]
+pub struct EventRouter {
+    handlers: Vec<Arc<dyn Handler>>,
+}
+
+impl EventRouter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with(mut self, handler: Arc<dyn Handler>) -> Self {
+        self.handlers.push(handler);
+        self
+    }
+}
+
+#[async_trait]
+impl JobRunner for EventRouter {
+    async fn run(&self, store: &Store, job: &JobRow) -> Result<String, JobFailure> {
+        let handlers: Vec<_> = self
+            .handlers
+            .iter()
+            .filter(|h| h.accepts(&job.kind))
+            .collect();
+        if handlers.is_empty() {
+            return Ok(format!("no handler for `{}`", job.kind));
+        }
+        let Some(delivery_id) = job.delivery_id.clone().map(DeliveryId) else {
+            return Err(JobFailure::permanent("job has no delivery"));
+        };
+        let body = store
+            .delivery_body(&delivery_id)
+            .await
+            .map_err(|e| JobFailure::transient(e.to_string(), None))?
+            .ok_or_else(|| JobFailure::permanent(format!("delivery {delivery_id} is missing")))?;
+        let event_name = job.kind.split('.').next().unwrap_or(&job.kind);
+        let (_, event) = parse(event_name, body.as_bytes())
+            .map_err(|e| JobFailure::permanent(e.to_string()))?;
+        let Some(event) = event else {
+            return Ok(format!("no typed payload for `{}`", job.kind));
+        };
+        let ctx = JobContext {
+            store: store.clone(),
+            delivery_id: Some(delivery_id),
+            kind: job.kind.clone(),
+            attempt: job.attempts,
+        };
+        let mut done = Vec::new();
+        for h in handlers {
+            h.handle(&ctx, &event).await.map_err(|e| match e {
+                HandlerError::Transient {
+                    message,
+                    retry_after,
+                } => JobFailure::transient(format!("{}: {message}", h.name()), retry_after),
+                HandlerError::Permanent(m) => JobFailure::permanent(format!("{}: {m}", h.name())),
+            })?;
+            done.push(h.name());
+        }
+        Ok(format!("handled by {}", done.join(", ")))
+    }
+}

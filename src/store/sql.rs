@@ -1,0 +1,446 @@
+//! The SQLite and PostgreSQL implementations. Both speak the same SQL except
+//! for the claim query (`FOR UPDATE SKIP LOCKED` exists only on PostgreSQL;
+//! SQLite has a single writer, so its one-statement claim is already atomic),
+//! so one macro generates both and the dialect differences are constants.
+use super::*;
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+static SQLITE_MIGRATOR: Migrator = sqlx::migrate!("migrations/sqlite");
+static PG_MIGRATOR: Migrator = sqlx::migrate!("migrations/postgres");
+
+const JOB_COLUMNS: &str = "id, delivery_id, kind, serial_key, payload, state, attempts, \
+     max_attempts, run_after, lease_token, lease_owner, lease_until, last_error, outcome, \
+     created_at, updated_at, finished_at";
+
+const DELIVERY_COLUMNS: &str = "delivery_id, event, action, repository, installation_id, \
+     pr_number, outcome, reason, received_at";
+
+/// The claim: pending and due, or running with an expired lease; and no
+/// earlier unfinished job with the same serial key (per-PR FIFO, which also
+/// makes two jobs of one PR never run at once, across replicas).
+fn claim_sql(lock_clause: &str) -> String {
+    format!(
+        "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_token = $1, \
+         lease_owner = $2, lease_until = $3, updated_at = $4 \
+         WHERE id = (SELECT j.id FROM jobs j \
+            WHERE ((j.state = 'pending' AND j.run_after <= $4) \
+                OR (j.state = 'running' AND j.lease_until < $4)) \
+              AND (j.serial_key IS NULL OR NOT EXISTS ( \
+                  SELECT 1 FROM jobs e WHERE e.serial_key = j.serial_key AND e.id < j.id \
+                  AND e.state IN ('pending', 'running'))) \
+            ORDER BY j.id LIMIT 1 {lock_clause}) \
+         RETURNING {JOB_COLUMNS}"
+    )
+}
+
+macro_rules! sql_store {
+    ($name:ident, $pool:ty, $db:ty, $backend:expr, $migrator:expr, $lock:expr) => {
+        pub struct $name {
+            pool: $pool,
+            claim_sql: String,
+        }
+
+        impl $name {
+            pub fn pool(&self) -> &$pool {
+                &self.pool
+            }
+
+            fn from_pool(pool: $pool) -> Self {
+                Self {
+                    pool,
+                    claim_sql: claim_sql($lock),
+                }
+            }
+
+            async fn insert_job(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                delivery: Option<&DeliveryId>,
+                job: &NewJob,
+                now: i64,
+            ) -> Result<i64, sqlx::Error> {
+                sqlx::query_scalar(
+                    "INSERT INTO jobs (delivery_id, kind, serial_key, payload, state, attempts, \
+                     max_attempts, run_after, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6, $7, $7) RETURNING id",
+                )
+                .bind(delivery.map(|d| d.0.as_str()))
+                .bind(job.kind.as_str())
+                .bind(job.serial_key.as_deref())
+                .bind(job.payload.as_str())
+                .bind(i64::from(job.max_attempts))
+                .bind(job.run_after.max(now))
+                .bind(now)
+                .fetch_one(conn)
+                .await
+            }
+        }
+
+        #[async_trait]
+        impl Storage for $name {
+            fn backend(&self) -> Backend {
+                $backend
+            }
+
+            async fn migrate(&self) -> Result<(), StoreError> {
+                $migrator.run(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn ready(&self) -> Result<bool, StoreError> {
+                let applied: Result<i64, sqlx::Error> = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM _sqlx_migrations WHERE success = TRUE",
+                )
+                .fetch_one(&self.pool)
+                .await;
+                match applied {
+                    Ok(n) => Ok(n as usize >= $migrator.iter().count()),
+                    Err(sqlx::Error::Database(_)) => Ok(false),
+                    Err(e) => Err(e.into()),
+                }
+            }
+
+            async fn record_delivery(
+                &self,
+                d: &NewDelivery,
+                outcome: &DeliveryOutcome,
+                job: Option<&NewJob>,
+            ) -> Result<Inserted, StoreError> {
+                let mut tx = self.pool.begin().await?;
+                let reason = match outcome {
+                    DeliveryOutcome::Ignored(r) => Some(r.as_str()),
+                    DeliveryOutcome::Queued => None,
+                };
+                let inserted = sqlx::query(
+                    "INSERT INTO deliveries (delivery_id, event, action, repository, \
+                     installation_id, pr_number, outcome, reason, body, received_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+                     ON CONFLICT (delivery_id) DO NOTHING",
+                )
+                .bind(&d.delivery_id.0)
+                .bind(&d.event)
+                .bind(&d.action)
+                .bind(&d.repository)
+                .bind(d.installation_id)
+                .bind(d.pr_number)
+                .bind(outcome.as_str())
+                .bind(reason)
+                .bind(&d.body)
+                .bind(d.received_at)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if inserted == 0 {
+                    tx.rollback().await?;
+                    return Ok(Inserted::Duplicate);
+                }
+                if let Some(job) = job {
+                    Self::insert_job(&mut *tx, Some(&d.delivery_id), job, d.received_at).await?;
+                }
+                tx.commit().await?;
+                Ok(Inserted::New)
+            }
+
+            async fn delivery(&self, id: &DeliveryId) -> Result<Option<DeliveryRow>, StoreError> {
+                let sql = format!("SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE delivery_id = $1");
+                Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                    .bind(&id.0)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn delivery_body(&self, id: &DeliveryId) -> Result<Option<String>, StoreError> {
+                Ok(
+                    sqlx::query_scalar("SELECT body FROM deliveries WHERE delivery_id = $1")
+                        .bind(&id.0)
+                        .fetch_optional(&self.pool)
+                        .await?,
+                )
+            }
+
+            async fn recent_deliveries(&self, limit: i64) -> Result<Vec<DeliveryRow>, StoreError> {
+                let sql = format!(
+                    "SELECT {DELIVERY_COLUMNS} FROM deliveries \
+                     ORDER BY received_at DESC, delivery_id LIMIT $1"
+                );
+                Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?)
+            }
+
+            async fn enqueue(&self, job: &NewJob, now: i64) -> Result<JobId, StoreError> {
+                let mut conn = self.pool.acquire().await?;
+                let id = Self::insert_job(&mut *conn, None, job, now).await?;
+                Ok(JobId(id as u64))
+            }
+
+            async fn claim(
+                &self,
+                owner: &str,
+                now: i64,
+                lease: Duration,
+            ) -> Result<Option<Claimed>, StoreError> {
+                let token: i64 = rand::random::<i64>() & i64::MAX;
+                let until = now.saturating_add(lease.as_millis() as i64);
+                let row: Option<JobRow> =
+                    sqlx::query_as(sqlx::AssertSqlSafe(self.claim_sql.clone()))
+                        .bind(token)
+                        .bind(owner)
+                        .bind(until)
+                        .bind(now)
+                        .fetch_optional(&self.pool)
+                        .await?;
+                Ok(row.map(|job| Claimed { job, token }))
+            }
+
+            async fn extend_lease(&self, c: &Claimed, until: i64) -> Result<bool, StoreError> {
+                let n = sqlx::query(
+                    "UPDATE jobs SET lease_until = $1 \
+                     WHERE id = $2 AND lease_token = $3 AND state = 'running'",
+                )
+                .bind(until)
+                .bind(c.job.id)
+                .bind(c.token)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn complete(
+                &self,
+                c: &Claimed,
+                now: i64,
+                outcome: &str,
+            ) -> Result<bool, StoreError> {
+                let n = sqlx::query(
+                    "UPDATE jobs SET state = 'done', outcome = $1, finished_at = $2, \
+                     updated_at = $2, lease_until = NULL \
+                     WHERE id = $3 AND lease_token = $4 AND state = 'running'",
+                )
+                .bind(outcome)
+                .bind(now)
+                .bind(c.job.id)
+                .bind(c.token)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn fail(
+                &self,
+                c: &Claimed,
+                now: i64,
+                error: &str,
+                next: AfterFailure,
+            ) -> Result<bool, StoreError> {
+                let (state, run_after, finished) = match next {
+                    AfterFailure::RetryAt(at) => ("pending", at, None),
+                    AfterFailure::Dead => ("dead", now, Some(now)),
+                };
+                let n = sqlx::query(
+                    "UPDATE jobs SET state = $1, run_after = $2, finished_at = $3, \
+                     last_error = $4, updated_at = $5, lease_until = NULL \
+                     WHERE id = $6 AND lease_token = $7 AND state = 'running'",
+                )
+                .bind(state)
+                .bind(run_after)
+                .bind(finished)
+                .bind(error)
+                .bind(now)
+                .bind(c.job.id)
+                .bind(c.token)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn release(&self, c: &Claimed, now: i64) -> Result<bool, StoreError> {
+                let n = sqlx::query(
+                    "UPDATE jobs SET state = 'pending', attempts = attempts - 1, \
+                     run_after = $1, updated_at = $1, lease_until = NULL \
+                     WHERE id = $2 AND lease_token = $3 AND state = 'running'",
+                )
+                .bind(now)
+                .bind(c.job.id)
+                .bind(c.token)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn retry_dead(&self, id: JobId, now: i64) -> Result<bool, StoreError> {
+                let n = sqlx::query(
+                    "UPDATE jobs SET state = 'pending', attempts = 0, run_after = $1, \
+                     updated_at = $1, finished_at = NULL WHERE id = $2 AND state = 'dead'",
+                )
+                .bind(now)
+                .bind(id.0 as i64)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn job(&self, id: JobId) -> Result<Option<JobRow>, StoreError> {
+                let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = $1");
+                Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                    .bind(id.0 as i64)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn jobs(
+                &self,
+                state: Option<JobState>,
+                limit: i64,
+            ) -> Result<Vec<JobRow>, StoreError> {
+                let rows = match state {
+                    Some(s) => {
+                        let sql = format!(
+                            "SELECT {JOB_COLUMNS} FROM jobs WHERE state = $1 ORDER BY id DESC LIMIT $2"
+                        );
+                        sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                            .bind(s.as_str())
+                            .bind(limit)
+                            .fetch_all(&self.pool)
+                            .await?
+                    }
+                    None => {
+                        let sql = format!("SELECT {JOB_COLUMNS} FROM jobs ORDER BY id DESC LIMIT $1");
+                        sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                            .bind(limit)
+                            .fetch_all(&self.pool)
+                            .await?
+                    }
+                };
+                Ok(rows)
+            }
+
+            async fn jobs_for_delivery(&self, id: &DeliveryId) -> Result<Vec<JobRow>, StoreError> {
+                let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE delivery_id = $1 ORDER BY id");
+                Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                    .bind(&id.0)
+                    .fetch_all(&self.pool)
+                    .await?)
+            }
+
+            async fn queue_counts(&self) -> Result<QueueCounts, StoreError> {
+                let rows: Vec<(String, i64)> =
+                    sqlx::query_as("SELECT state, COUNT(*) FROM jobs GROUP BY state")
+                        .fetch_all(&self.pool)
+                        .await?;
+                let mut c = QueueCounts::default();
+                for (state, n) in rows {
+                    match state.as_str() {
+                        "pending" => c.pending = n,
+                        "running" => c.running = n,
+                        "done" => c.done = n,
+                        "dead" => c.dead = n,
+                        _ => {}
+                    }
+                }
+                Ok(c)
+            }
+
+            async fn kv_get(&self, ns: &str, key: &str) -> Result<Option<String>, StoreError> {
+                Ok(
+                    sqlx::query_scalar("SELECT value FROM kv WHERE namespace = $1 AND key = $2")
+                        .bind(ns)
+                        .bind(key)
+                        .fetch_optional(&self.pool)
+                        .await?,
+                )
+            }
+
+            async fn kv_put(
+                &self,
+                ns: &str,
+                key: &str,
+                value: &str,
+                now: i64,
+            ) -> Result<(), StoreError> {
+                sqlx::query(
+                    "INSERT INTO kv (namespace, key, value, updated_at) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (namespace, key) DO UPDATE \
+                     SET value = excluded.value, updated_at = excluded.updated_at",
+                )
+                .bind(ns)
+                .bind(key)
+                .bind(value)
+                .bind(now)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+        }
+    };
+}
+
+sql_store!(
+    SqliteStore,
+    SqlitePool,
+    sqlx::Sqlite,
+    Backend::Sqlite,
+    SQLITE_MIGRATOR,
+    ""
+);
+sql_store!(
+    PgStore,
+    PgPool,
+    sqlx::Postgres,
+    Backend::Postgres,
+    PG_MIGRATOR,
+    "FOR UPDATE SKIP LOCKED"
+);
+
+impl SqliteStore {
+    pub async fn open(url: &str, sync: SqliteSync) -> Result<Self, StoreError> {
+        let opts = SqliteConnectOptions::from_str(url)
+            .map_err(|_| StoreError::UnsupportedUrl(url.to_owned()))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(match sync {
+                SqliteSync::Normal => SqliteSynchronous::Normal,
+                SqliteSync::Full => SqliteSynchronous::Full,
+            })
+            .busy_timeout(Duration::from_secs(10))
+            .foreign_keys(true);
+        // An in-memory database exists per connection: keep exactly one.
+        let max = if url.contains(":memory:") { 1 } else { 8 };
+        let pool = SqlitePoolOptions::new()
+            .max_connections(max)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_with(opts)
+            .await?;
+        Ok(Self::from_pool(pool))
+    }
+}
+
+impl PgStore {
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(3))
+            .connect(url)
+            .await?;
+        Ok(Self::from_pool(pool))
+    }
+
+    /// A pool that connects on first use, so a server can start (and answer
+    /// 503) while PostgreSQL is down.
+    pub fn open_lazy(url: &str) -> Result<Self, StoreError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(3))
+            .connect_lazy(url)?;
+        Ok(Self::from_pool(pool))
+    }
+}
