@@ -183,7 +183,10 @@ pub fn parse(event: &str, body: &[u8]) -> Result<(Envelope, Option<Event>), Payl
     Ok((
         Envelope {
             action: common.action,
-            repository: common.repository.map(|r| RepoName(r.full_name)),
+            repository: common
+                .repository
+                .filter(|r| !r.full_name.is_empty())
+                .map(|r| RepoName(r.full_name)),
             installation_id: common.installation.map(|i| i.id),
             pr_number,
         },

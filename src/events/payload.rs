@@ -26,6 +26,7 @@ pub struct User {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Repository {
+    #[serde(default)]
     pub full_name: String,
     #[serde(default)]
     pub name: String,
