@@ -4,7 +4,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
-#[command(name = "sweepgate", version, about = "Deterministic PR gate for GPU-inference benchmark repositories")]
+#[command(
+    name = "sweepgate",
+    version,
+    about = "Deterministic PR gate for GPU-inference benchmark repositories"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -48,7 +52,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             crate::app::init_logging(cfg.log_format);
             runtime()?.block_on(async {
                 crate::app::open_store(&cfg).await?;
-                println!("migrations applied to {}", crate::app::redact_url(&cfg.database_url));
+                println!(
+                    "migrations applied to {}",
+                    crate::app::redact_url(&cfg.database_url)
+                );
                 anyhow::Ok(())
             })?;
             Ok(ExitCode::SUCCESS)

@@ -103,7 +103,11 @@ async fn every_real_payload_is_stored_and_answered_2xx() {
             for (i, (event, name, body)) in payloads.iter().enumerate() {
                 let id = format!("fixture-{i}");
                 let (status, json) = Post::signed(event, &id, body.clone()).send(&app).await;
-                assert!(status.is_success(), "{}: {event}/{name}: {status} {json}", db.name);
+                assert!(
+                    status.is_success(),
+                    "{}: {event}/{name}: {status} {json}",
+                    db.name
+                );
                 let row = db
                     .store
                     .delivery(&DeliveryId(id.clone()))
@@ -141,16 +145,31 @@ async fn every_real_payload_is_stored_and_answered_2xx() {
 
 #[tokio::test]
 async fn pull_request_jobs_are_keyed_per_pr() {
-    let body = std::fs::read(shared_dir().join("fixtures/github/webhooks/pull_request/opened.payload.json")).unwrap();
+    let body = std::fs::read(
+        shared_dir().join("fixtures/github/webhooks/pull_request/opened.payload.json"),
+    )
+    .unwrap();
     on_both(|db: TestDb| {
         let body = body.clone();
         async move {
             let app = make_app(db.store.clone());
             let (status, _) = Post::signed("pull_request", "pr-1", body).send(&app).await;
             assert_eq!(status, StatusCode::ACCEPTED);
-            let jobs = db.store.jobs_for_delivery(&DeliveryId("pr-1".into())).await.unwrap();
-            assert_eq!(jobs[0].serial_key.as_deref(), Some("Codertocat/Hello-World#2"));
-            let row = db.store.delivery(&DeliveryId("pr-1".into())).await.unwrap().unwrap();
+            let jobs = db
+                .store
+                .jobs_for_delivery(&DeliveryId("pr-1".into()))
+                .await
+                .unwrap();
+            assert_eq!(
+                jobs[0].serial_key.as_deref(),
+                Some("Codertocat/Hello-World#2")
+            );
+            let row = db
+                .store
+                .delivery(&DeliveryId("pr-1".into()))
+                .await
+                .unwrap()
+                .unwrap();
             assert_eq!(row.pr_number, Some(2));
             assert_eq!(row.repository.as_deref(), Some("Codertocat/Hello-World"));
             db
@@ -169,7 +188,12 @@ async fn signature_classes() {
     p.signature = None;
     let (status, json) = p.send(&app).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(json["error"].as_str().unwrap().contains("missing X-Hub-Signature-256"));
+    assert!(
+        json["error"]
+            .as_str()
+            .unwrap()
+            .contains("missing X-Hub-Signature-256")
+    );
 
     let mut p = Post::signed("ping", "s-2", body.clone());
     p.signature = Some(sign("wrong", &body));
@@ -183,11 +207,20 @@ async fn signature_classes() {
     let mut p = Post::signed("ping", "s-4", body.clone());
     p.signature = Some(sign("new-secret", &body));
     assert_eq!(p.send(&app).await.0, StatusCode::OK);
-    assert_eq!(Post::signed("ping", "s-5", body.clone()).send(&app).await.0, StatusCode::OK);
+    assert_eq!(
+        Post::signed("ping", "s-5", body.clone()).send(&app).await.0,
+        StatusCode::OK
+    );
 
     // Nothing unauthenticated was stored.
     for id in ["s-1", "s-2", "s-3"] {
-        assert!(db.store.delivery(&DeliveryId(id.into())).await.unwrap().is_none());
+        assert!(
+            db.store
+                .delivery(&DeliveryId(id.into()))
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
     db.cleanup().await;
 }
@@ -214,16 +247,34 @@ async fn header_body_and_json_classes() {
         .send(&app)
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(json["error"].as_str().unwrap().starts_with("malformed JSON at line 1"), "{json}");
+    assert!(
+        json["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("malformed JSON at line 1"),
+        "{json}"
+    );
 
-    let (status, json) = Post::signed("pull_request", "h-4", b"[]".to_vec()).send(&app).await;
+    let (status, json) = Post::signed("pull_request", "h-4", b"[]".to_vec())
+        .send(&app)
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(json["error"].as_str().unwrap().contains("not a JSON object"));
+    assert!(
+        json["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a JSON object")
+    );
 
     // A known event whose payload lacks what it must carry.
-    let (status, json) = Post::signed("pull_request", "h-5", body.clone()).send(&app).await;
+    let (status, json) = Post::signed("pull_request", "h-5", body.clone())
+        .send(&app)
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(json["error"].as_str().unwrap().contains("pull_request"), "{json}");
+    assert!(
+        json["error"].as_str().unwrap().contains("pull_request"),
+        "{json}"
+    );
 
     let mut p = Post::signed("ping", "h-6", br#"{"zen":"z"}"#.to_vec());
     p.content_type = "text/plain";
@@ -246,7 +297,14 @@ async fn header_body_and_json_classes() {
     assert_eq!(p.send(&app).await.0, StatusCode::OK);
 
     for id in ["h-1", "h-2", "h-3", "h-4", "h-5", "h-6", "h-7"] {
-        assert!(db.store.delivery(&DeliveryId(id.into())).await.unwrap().is_none(), "{id}");
+        assert!(
+            db.store
+                .delivery(&DeliveryId(id.into()))
+                .await
+                .unwrap()
+                .is_none(),
+            "{id}"
+        );
     }
     db.cleanup().await;
 }
@@ -260,14 +318,25 @@ async fn unknown_events_and_actions_are_stored_as_ignored() {
             .await;
         assert_eq!(status, StatusCode::OK);
         assert_eq!(json["status"], "ignored");
-        let row = db.store.delivery(&DeliveryId("u-1".into())).await.unwrap().unwrap();
+        let row = db
+            .store
+            .delivery(&DeliveryId("u-1".into()))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(row.outcome, "ignored");
         assert_eq!(row.reason.as_deref(), Some("event `star` is not handled"));
 
-        let body = std::fs::read(shared_dir().join("fixtures/github/webhooks/pull_request/assigned.payload.json")).unwrap();
+        let body = std::fs::read(
+            shared_dir().join("fixtures/github/webhooks/pull_request/assigned.payload.json"),
+        )
+        .unwrap();
         let (status, json) = Post::signed("pull_request", "u-2", body).send(&app).await;
         assert_eq!(status, StatusCode::OK);
-        assert_eq!(json["reason"], "action `assigned` of `pull_request` is not handled");
+        assert_eq!(
+            json["reason"],
+            "action `assigned` of `pull_request` is not handled"
+        );
         assert_eq!(db.store.queue_counts().await.unwrap().pending, 0);
         db
     })
@@ -276,17 +345,28 @@ async fn unknown_events_and_actions_are_stored_as_ignored() {
 
 #[tokio::test]
 async fn a_redelivery_gets_200_and_no_second_job() {
-    let body = std::fs::read(shared_dir().join("fixtures/github/webhooks/pull_request/synchronize.payload.json")).unwrap();
+    let body = std::fs::read(
+        shared_dir().join("fixtures/github/webhooks/pull_request/synchronize.payload.json"),
+    )
+    .unwrap();
     on_both(|db: TestDb| {
         let body = body.clone();
         async move {
             let app = make_app(db.store.clone());
-            let (s1, _) = Post::signed("pull_request", "dup-1", body.clone()).send(&app).await;
-            let (s2, j2) = Post::signed("pull_request", "dup-1", body.clone()).send(&app).await;
+            let (s1, _) = Post::signed("pull_request", "dup-1", body.clone())
+                .send(&app)
+                .await;
+            let (s2, j2) = Post::signed("pull_request", "dup-1", body.clone())
+                .send(&app)
+                .await;
             assert_eq!(s1, StatusCode::ACCEPTED);
             assert_eq!(s2, StatusCode::OK);
             assert_eq!(j2["status"], "duplicate");
-            let jobs = db.store.jobs_for_delivery(&DeliveryId("dup-1".into())).await.unwrap();
+            let jobs = db
+                .store
+                .jobs_for_delivery(&DeliveryId("dup-1".into()))
+                .await
+                .unwrap();
             assert_eq!(jobs.len(), 1);
             assert_eq!(db.store.queue_counts().await.unwrap().pending, 1);
             db
@@ -300,18 +380,28 @@ async fn unreachable_database_gives_503_and_readyz_says_so() {
     // SQLite whose pool is closed.
     let db = TestDb::sqlite().await;
     let url = db.url.clone();
-    let store = sweepgate::store::SqliteStore::open(&url, Default::default()).await.unwrap();
+    let store = sweepgate::store::SqliteStore::open(&url, Default::default())
+        .await
+        .unwrap();
     store.pool().close().await;
     let app = make_app(Arc::new(store));
-    let (status, json) = Post::signed("ping", "d-1", br#"{"zen":"z"}"#.to_vec()).send(&app).await;
+    let (status, json) = Post::signed("ping", "d-1", br#"{"zen":"z"}"#.to_vec())
+        .send(&app)
+        .await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{json}");
     db.cleanup().await;
 
     // PostgreSQL that is not listening (a port nobody uses).
-    let store = sweepgate::store::PgStore::open_lazy("postgres://postgres@127.0.0.1:1/none").unwrap();
+    let store =
+        sweepgate::store::PgStore::open_lazy("postgres://postgres@127.0.0.1:1/none").unwrap();
     let pg_app = make_app(Arc::new(store));
-    let body = std::fs::read(shared_dir().join("fixtures/github/webhooks/pull_request/opened.payload.json")).unwrap();
-    let (status, _) = Post::signed("pull_request", "d-2", body).send(&pg_app).await;
+    let body = std::fs::read(
+        shared_dir().join("fixtures/github/webhooks/pull_request/opened.payload.json"),
+    )
+    .unwrap();
+    let (status, _) = Post::signed("pull_request", "d-2", body)
+        .send(&pg_app)
+        .await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     let resp = pg_app
         .clone()

@@ -42,7 +42,10 @@ async fn wait_for<F: Fn(&JobRow) -> bool>(store: &Store, id: JobId, pred: F) -> 
         if pred(&row) {
             return row;
         }
-        assert!(start.elapsed() < Duration::from_secs(30), "job never reached the state: {row:?}");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "job never reached the state: {row:?}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -74,7 +77,10 @@ impl JobRunner for Scripted {
             return Err(JobFailure::permanent("cannot ever work"));
         }
         if n <= self.fail_first.get(&job.payload).copied().unwrap_or(0) {
-            return Err(JobFailure::transient(format!("flaky {n}"), self.retry_after));
+            return Err(JobFailure::transient(
+                format!("flaky {n}"),
+                self.retry_after,
+            ));
         }
         Ok(format!("ok after {n}"))
     }
@@ -82,7 +88,12 @@ impl JobRunner for Scripted {
 
 impl Scripted {
     fn runs(&self, id: JobId) -> usize {
-        self.runs.lock().unwrap().get(&(id.0 as i64)).copied().unwrap_or(0)
+        self.runs
+            .lock()
+            .unwrap()
+            .get(&(id.0 as i64))
+            .copied()
+            .unwrap_or(0)
     }
 }
 
@@ -90,15 +101,33 @@ impl Scripted {
 async fn a_lost_lease_is_reclaimed_and_the_job_completes_exactly_once() {
     on_both(|db: TestDb| async move {
         let s = db.store.clone();
-        let id = s.enqueue(&job("k", Some("o/r#1"), "p"), now_ms()).await.unwrap();
+        let id = s
+            .enqueue(&job("k", Some("o/r#1"), "p"), now_ms())
+            .await
+            .unwrap();
         // A worker claims it and dies without a word.
-        let crashed = s.claim("crashed", now_ms(), Duration::from_millis(300)).await.unwrap().unwrap();
+        let crashed = s
+            .claim("crashed", now_ms(), Duration::from_millis(300))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(crashed.job.id, id.0 as i64);
         // While the lease holds, nobody else gets it.
-        assert!(s.claim("other", now_ms(), Duration::from_secs(5)).await.unwrap().is_none());
+        assert!(
+            s.claim("other", now_ms(), Duration::from_secs(5))
+                .await
+                .unwrap()
+                .is_none()
+        );
 
         let runner = Arc::new(Scripted::default());
-        let pool = WorkerPool::start(s.clone(), runner.clone(), fast(), Arc::new(Notify::new()), "t");
+        let pool = WorkerPool::start(
+            s.clone(),
+            runner.clone(),
+            fast(),
+            Arc::new(Notify::new()),
+            "t",
+        );
         let row = wait_for(&s, id, |r| r.state == "done").await;
         pool.shutdown().await;
         assert_eq!(runner.runs(id), 1, "{}", db.name);
@@ -106,7 +135,10 @@ async fn a_lost_lease_is_reclaimed_and_the_job_completes_exactly_once() {
         assert_eq!(row.outcome.as_deref(), Some("ok after 1"));
         // The crashed worker's late answer is refused.
         assert!(!s.complete(&crashed, now_ms(), "late").await.unwrap());
-        assert_eq!(s.job(id).await.unwrap().unwrap().outcome.as_deref(), Some("ok after 1"));
+        assert_eq!(
+            s.job(id).await.unwrap().unwrap().outcome.as_deref(),
+            Some("ok after 1")
+        );
         db
     })
     .await;
@@ -121,7 +153,13 @@ async fn transient_failures_retry_with_backoff_then_succeed() {
             fail_first: HashMap::from([("flaky".to_string(), 2)]),
             ..Scripted::default()
         });
-        let pool = WorkerPool::start(s.clone(), runner.clone(), fast(), Arc::new(Notify::new()), "t");
+        let pool = WorkerPool::start(
+            s.clone(),
+            runner.clone(),
+            fast(),
+            Arc::new(Notify::new()),
+            "t",
+        );
         let row = wait_for(&s, id, |r| r.state == "done").await;
         pool.shutdown().await;
         assert_eq!(row.attempts, 3);
@@ -136,17 +174,30 @@ async fn transient_failures_retry_with_backoff_then_succeed() {
 async fn retry_after_is_honoured() {
     on_both(|db: TestDb| async move {
         let s = db.store.clone();
-        let id = s.enqueue(&job("k", None, "limited"), now_ms()).await.unwrap();
+        let id = s
+            .enqueue(&job("k", None, "limited"), now_ms())
+            .await
+            .unwrap();
         let runner = Arc::new(Scripted {
             fail_first: HashMap::from([("limited".to_string(), 1)]),
             retry_after: Some(Duration::from_secs(30)),
             ..Scripted::default()
         });
         let before = now_ms();
-        let pool = WorkerPool::start(s.clone(), runner.clone(), fast(), Arc::new(Notify::new()), "t");
+        let pool = WorkerPool::start(
+            s.clone(),
+            runner.clone(),
+            fast(),
+            Arc::new(Notify::new()),
+            "t",
+        );
         let row = wait_for(&s, id, |r| r.state == "pending" && r.attempts == 1).await;
         pool.shutdown().await;
-        assert!(row.run_after >= before + 30_000, "run_after {} too soon", row.run_after - before);
+        assert!(
+            row.run_after >= before + 30_000,
+            "run_after {} too soon",
+            row.run_after - before
+        );
         db
     })
     .await;
@@ -156,14 +207,23 @@ async fn retry_after_is_honoured() {
 async fn exhausted_and_permanent_failures_are_dead_lettered_and_can_be_retried() {
     on_both(|db: TestDb| async move {
         let s = db.store.clone();
-        let always = s.enqueue(&job("k", None, "always"), now_ms()).await.unwrap();
+        let always = s
+            .enqueue(&job("k", None, "always"), now_ms())
+            .await
+            .unwrap();
         let perm = s.enqueue(&job("k", None, "perm"), now_ms()).await.unwrap();
         let runner = Arc::new(Scripted {
             fail_first: HashMap::from([("always".to_string(), 3)]),
             permanent: vec!["perm".into()],
             ..Scripted::default()
         });
-        let pool = WorkerPool::start(s.clone(), runner.clone(), fast(), Arc::new(Notify::new()), "t");
+        let pool = WorkerPool::start(
+            s.clone(),
+            runner.clone(),
+            fast(),
+            Arc::new(Notify::new()),
+            "t",
+        );
         let dead = wait_for(&s, always, |r| r.state == "dead").await;
         let dead_perm = wait_for(&s, perm, |r| r.state == "dead").await;
         assert_eq!(dead.attempts, 3);
@@ -177,7 +237,10 @@ async fn exhausted_and_permanent_failures_are_dead_lettered_and_can_be_retried()
         pool.shutdown().await;
         assert_eq!(runner.runs(always), 4);
         assert_eq!(row.attempts, 1);
-        assert!(!s.retry_dead(always, now_ms()).await.unwrap(), "only dead jobs are retried");
+        assert!(
+            !s.retry_dead(always, now_ms()).await.unwrap(),
+            "only dead jobs are retried"
+        );
         db
     })
     .await;
@@ -192,7 +255,13 @@ async fn shutdown_gives_back_unfinished_jobs() {
             block: true,
             ..Scripted::default()
         });
-        let pool = WorkerPool::start(s.clone(), runner.clone(), fast(), Arc::new(Notify::new()), "t");
+        let pool = WorkerPool::start(
+            s.clone(),
+            runner.clone(),
+            fast(),
+            Arc::new(Notify::new()),
+            "t",
+        );
         wait_for(&s, id, |r| r.state == "running").await;
         pool.shutdown().await;
         let row = s.job(id).await.unwrap().unwrap();
@@ -241,12 +310,31 @@ async fn two_consumers_never_overlap_one_pr_and_never_run_a_job_twice() {
         let mut ids = Vec::new();
         for i in 0..60 {
             let key = format!("o/r#{}", i % 6);
-            ids.push(s.enqueue(&job("k", Some(&key), &i.to_string()), now_ms()).await.unwrap());
+            ids.push(
+                s.enqueue(&job("k", Some(&key), &i.to_string()), now_ms())
+                    .await
+                    .unwrap(),
+            );
         }
         let timeline = Arc::new(Timeline::default());
-        let cfg = QueueConfig { workers: 4, ..fast() };
-        let a = WorkerPool::start(s.clone(), timeline.clone(), cfg.clone(), Arc::new(Notify::new()), "a");
-        let b = WorkerPool::start(s2.clone(), timeline.clone(), cfg, Arc::new(Notify::new()), "b");
+        let cfg = QueueConfig {
+            workers: 4,
+            ..fast()
+        };
+        let a = WorkerPool::start(
+            s.clone(),
+            timeline.clone(),
+            cfg.clone(),
+            Arc::new(Notify::new()),
+            "a",
+        );
+        let b = WorkerPool::start(
+            s2.clone(),
+            timeline.clone(),
+            cfg,
+            Arc::new(Notify::new()),
+            "b",
+        );
         for id in &ids {
             wait_for(&s, *id, |r| r.state == "done").await;
         }

@@ -87,7 +87,11 @@ impl Default for Labels {
                 "full-sweep-enabled".into(),
                 "non-canary-full-sweep-enabled".into(),
             ],
-            modifiers: vec!["all-evals".into(), "evals-only".into(), "agentx-fast".into()],
+            modifiers: vec![
+                "all-evals".into(),
+                "evals-only".into(),
+                "agentx-fast".into(),
+            ],
         }
     }
 }
@@ -191,10 +195,12 @@ pub struct Policy {
 impl Default for Policy {
     fn default() -> Self {
         Self {
-            established_skus: ["h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x"]
-                .into_iter()
-                .map(String::from)
-                .collect(),
+            established_skus: [
+                "h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x",
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
             upstream_image_prefixes: vec!["vllm/".into(), "lmsysorg/".into()],
             core_team: String::new(),
         }
@@ -305,10 +311,7 @@ impl RepoConfig {
         }
         for url in [&self.links.results_site, &self.links.rerun_docs] {
             if !url.starts_with("https://") && !url.starts_with("http://") {
-                return Err(at(
-                    "results-site",
-                    format!("`{url}` is not an http(s) URL"),
-                ));
+                return Err(at("results-site", format!("`{url}` is not an http(s) URL")));
             }
         }
         Ok(())
@@ -320,7 +323,12 @@ pub fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
     let offset = offset.min(bytes.len());
     let before = &bytes[..offset];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let col = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+    let col = offset
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+        + 1;
     (line, col)
 }
 

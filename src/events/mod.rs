@@ -75,8 +75,14 @@ pub fn disposition(event: &str, action: Option<&str>) -> Disposition {
         ("pull_request_review_comment", &["created", "edited"]),
         ("check_run", &["created", "completed", "rerequested"]),
         ("workflow_run", &["requested", "in_progress", "completed"]),
-        ("workflow_job", &["queued", "in_progress", "completed", "waiting"]),
-        ("installation", &["created", "deleted", "suspend", "unsuspend"]),
+        (
+            "workflow_job",
+            &["queued", "in_progress", "completed", "waiting"],
+        ),
+        (
+            "installation",
+            &["created", "deleted", "suspend", "unsuspend"],
+        ),
         ("installation_repositories", &["added", "removed"]),
     ];
     // Events whose every action (or no action) is handled.
@@ -125,11 +131,12 @@ impl Envelope {
 
 /// Parses the body (already known to be JSON) for the event the header names.
 pub fn parse(event: &str, body: &[u8]) -> Result<(Envelope, Option<Event>), PayloadError> {
-    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| PayloadError::Json {
-        line: e.line(),
-        column: e.column(),
-        message: strip_position(&e.to_string()),
-    })?;
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| PayloadError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: strip_position(&e.to_string()),
+        })?;
     if !value.is_object() {
         return Err(PayloadError::NotAnObject {
             event: event.to_owned(),
@@ -244,10 +251,15 @@ mod tests {
             disposition("pull_request", Some("assigned")),
             Disposition::Ignore(_)
         ));
-        assert!(matches!(disposition("star", Some("created")), Disposition::Ignore(_)));
+        assert!(matches!(
+            disposition("star", Some("created")),
+            Disposition::Ignore(_)
+        ));
         assert_eq!(
             disposition("push", None),
-            Disposition::Handle { kind: "push".into() }
+            Disposition::Handle {
+                kind: "push".into()
+            }
         );
     }
 
@@ -262,8 +274,11 @@ mod tests {
 
     #[test]
     fn wrong_shape_is_precise() {
-        let err = parse("pull_request", br#"{"action":"opened","pull_request":{"number":"x"}}"#)
-            .unwrap_err();
+        let err = parse(
+            "pull_request",
+            br#"{"action":"opened","pull_request":{"number":"x"}}"#,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("pull_request"), "{err}");
     }
 

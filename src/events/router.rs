@@ -85,8 +85,8 @@ impl JobRunner for EventRouter {
             .map_err(|e| JobFailure::transient(e.to_string(), None))?
             .ok_or_else(|| JobFailure::permanent(format!("delivery {delivery_id} is missing")))?;
         let event_name = job.kind.split('.').next().unwrap_or(&job.kind);
-        let (_, event) = parse(event_name, body.as_bytes())
-            .map_err(|e| JobFailure::permanent(e.to_string()))?;
+        let (_, event) =
+            parse(event_name, body.as_bytes()).map_err(|e| JobFailure::permanent(e.to_string()))?;
         let Some(event) = event else {
             return Ok(format!("no typed payload for `{}`", job.kind));
         };

@@ -222,8 +222,7 @@ impl Worker {
         let outcome = match result {
             Ok(outcome) => self.store.complete(&claimed, now, &outcome).await,
             Err(failure) => {
-                let next = if failure.permanent
-                    || claimed.job.attempts >= claimed.job.max_attempts
+                let next = if failure.permanent || claimed.job.attempts >= claimed.job.max_attempts
                 {
                     AfterFailure::Dead
                 } else {
@@ -255,7 +254,10 @@ mod tests {
                 .backoff_base
                 .saturating_mul(2u32.pow(attempt as u32 - 1))
                 .min(cfg.backoff_max);
-            assert!(d >= raw / 2 && d <= raw, "attempt {attempt}: {d:?} vs {raw:?}");
+            assert!(
+                d >= raw / 2 && d <= raw,
+                "attempt {attempt}: {d:?} vs {raw:?}"
+            );
         }
         let d = backoff(&cfg, 1, Some(Duration::from_secs(90)));
         assert!(d >= Duration::from_secs(90));

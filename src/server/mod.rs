@@ -72,9 +72,7 @@ fn valid_token(s: &str, max: usize) -> bool {
 
 async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let received_at = now_ms();
-    let sig = headers
-        .get("x-hub-signature-256")
-        .map(|v| v.as_bytes());
+    let sig = headers.get("x-hub-signature-256").map(|v| v.as_bytes());
     if let Err(e) = signature::verify(sig, &body, &state.secrets) {
         return error(StatusCode::UNAUTHORIZED, e.to_string());
     }
@@ -82,13 +80,19 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
         return error(StatusCode::BAD_REQUEST, "missing X-GitHub-Event header");
     };
     if !valid_token(event, 64) {
-        return error(StatusCode::BAD_REQUEST, "X-GitHub-Event is not an event name");
+        return error(
+            StatusCode::BAD_REQUEST,
+            "X-GitHub-Event is not an event name",
+        );
     }
     let Some(delivery) = header_str(&headers, "x-github-delivery") else {
         return error(StatusCode::BAD_REQUEST, "missing X-GitHub-Delivery header");
     };
     if !valid_token(delivery, 128) {
-        return error(StatusCode::BAD_REQUEST, "X-GitHub-Delivery is not a delivery id");
+        return error(
+            StatusCode::BAD_REQUEST,
+            "X-GitHub-Delivery is not a delivery id",
+        );
     }
     let json_body = match json_payload(&headers, &body) {
         Ok(b) => b,
@@ -166,7 +170,12 @@ fn json_payload(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Response> 
         "application/x-www-form-urlencoded" => url::form_urlencoded::parse(body)
             .find(|(k, _)| k == "payload")
             .map(|(_, v)| v.into_owned().into_bytes())
-            .ok_or_else(|| error(StatusCode::BAD_REQUEST, "form body without a `payload` field")),
+            .ok_or_else(|| {
+                error(
+                    StatusCode::BAD_REQUEST,
+                    "form body without a `payload` field",
+                )
+            }),
         other => Err(error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             format!("content type `{other}` is not application/json"),

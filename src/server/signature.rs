@@ -15,7 +15,11 @@ pub enum SignatureError {
 }
 
 /// Ok with the index of the secret that matched.
-pub fn verify(header: Option<&[u8]>, body: &[u8], secrets: &[Secret]) -> Result<usize, SignatureError> {
+pub fn verify(
+    header: Option<&[u8]>,
+    body: &[u8],
+    secrets: &[Secret],
+) -> Result<usize, SignatureError> {
     let header = header.ok_or(SignatureError::Missing)?;
     let hex_part = header
         .strip_prefix(b"sha256=")

@@ -224,11 +224,19 @@ pub trait Storage: Send + Sync + 'static {
     async fn enqueue(&self, job: &NewJob, now: i64) -> Result<JobId, StoreError>;
     /// Claims the oldest runnable job: pending and due, or running with an
     /// expired lease, and the first unfinished job of its serial key.
-    async fn claim(&self, owner: &str, now: i64, lease: Duration)
-    -> Result<Option<Claimed>, StoreError>;
+    async fn claim(
+        &self,
+        owner: &str,
+        now: i64,
+        lease: Duration,
+    ) -> Result<Option<Claimed>, StoreError>;
     async fn extend_lease(&self, claimed: &Claimed, until: i64) -> Result<bool, StoreError>;
-    async fn complete(&self, claimed: &Claimed, now: i64, outcome: &str)
-    -> Result<bool, StoreError>;
+    async fn complete(
+        &self,
+        claimed: &Claimed,
+        now: i64,
+        outcome: &str,
+    ) -> Result<bool, StoreError>;
     async fn fail(
         &self,
         claimed: &Claimed,

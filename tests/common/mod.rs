@@ -62,13 +62,19 @@ impl TestDb {
                     _ => "timed out".into(),
                 };
                 if pg_required() {
-                    panic!("SWEEPGATE_REQUIRE_PG=1 but PostgreSQL at {admin} is unreachable: {why}");
+                    panic!(
+                        "SWEEPGATE_REQUIRE_PG=1 but PostgreSQL at {admin} is unreachable: {why}"
+                    );
                 }
                 eprintln!("warning: skipping PostgreSQL half of this test ({admin}: {why})");
                 return None;
             }
         };
-        let db = format!("sg_test_{}_{:08x}", std::process::id(), rand::random::<u32>());
+        let db = format!(
+            "sg_test_{}_{:08x}",
+            std::process::id(),
+            rand::random::<u32>()
+        );
         sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}")))
             .execute(&pool)
             .await
