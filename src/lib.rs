@@ -9,6 +9,7 @@
 pub mod app;
 pub mod cli;
 pub mod commands;
+pub mod comments;
 pub mod config;
 pub mod events;
 pub mod github;

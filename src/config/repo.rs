@@ -34,6 +34,8 @@ pub struct Paths {
     pub eval_thresholds: String,
     pub waivers_dir: String,
     pub codeowners: String,
+    /// Root of every benchmark script (a PR touching it gets the guide).
+    pub benchmarks: String,
     /// Directories holding single-node benchmark scripts, by scenario.
     pub fixed_seq_len_scripts: String,
     pub agentic_scripts: String,
@@ -60,6 +62,7 @@ impl Default for Paths {
             eval_thresholds: "utils/evals/thresholds.yaml".into(),
             waivers_dir: "docs/waiver/".into(),
             codeowners: ".github/CODEOWNERS".into(),
+            benchmarks: "benchmarks/".into(),
             fixed_seq_len_scripts: "benchmarks/single_node/fixed_seq_len/".into(),
             agentic_scripts: "benchmarks/single_node/agentic/".into(),
             multi_node_scripts: "benchmarks/multi_node/".into(),

@@ -1,0 +1,140 @@
+//! Rendering of every comment sweepgate posts, through the askama templates
+//! in `templates/` (compiled in, so a missing field is a build error). The
+//! texts live in the templates; this module only shapes their inputs and
+//! escapes what users control.
+use askama::Template;
+
+/// Marker of the contribution guide, shared with the reference automation so
+/// a PR that already has the old bot's comment gets no second one.
+pub const GUIDE_MARKER: &str = "<!-- recipe-reminder -->";
+
+#[derive(Template)]
+#[template(path = "guide.md", escape = "none")]
+pub struct Guide<'a> {
+    pub core_team: &'a str,
+    pub codeowners_url: &'a str,
+    pub checklist_url: &'a str,
+    pub contact: &'a str,
+    pub changelog: &'a str,
+    pub primary: &'a [String],
+    pub modifiers: &'a [String],
+    pub label_docs_url: &'a str,
+    pub rerun_docs_url: &'a str,
+}
+
+/// One row of the `/help` table, already escaped for a table cell.
+pub struct HelpRow {
+    pub syntax: String,
+    pub description: String,
+    pub who: String,
+}
+
+impl HelpRow {
+    pub fn new(syntax: &str, description: &str, who: &str) -> Self {
+        Self {
+            syntax: cell(syntax),
+            description: cell(description),
+            who: cell(who),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "help.md", escape = "none")]
+pub struct Help<'a> {
+    pub user: &'a str,
+    pub commands: &'a [HelpRow],
+}
+
+/// A one-line answer to a command, marked with the comment it answers so a
+/// retried job edits instead of posting twice.
+#[derive(Template)]
+#[template(path = "reply.md", escape = "none")]
+pub struct Reply<'a> {
+    pub comment_id: u64,
+    pub user: &'a str,
+    pub text: &'a str,
+}
+
+/// The marker a reply to `comment_id` carries.
+pub fn reply_marker(comment_id: u64) -> String {
+    format!("<!-- sweepgate:reply comment={comment_id} -->")
+}
+
+/// Escapes text for a Markdown table cell: pipes, newlines, and HTML that
+/// could hide or fake a marker.
+pub fn cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '|' => out.push_str("\\|"),
+            '\n' | '\r' => out.push(' '),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Renders; askama fails only on a formatter error, which writing to a
+/// `String` never produces, so the fallback is a plain notice, not a panic.
+pub fn render(t: &impl Template) -> String {
+    t.render()
+        .unwrap_or_else(|e| format!("sweepgate could not render this comment: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_escapes_pipes_and_html() {
+        assert_eq!(cell("a|b\n<!-- x -->"), "a\\|b &lt;!-- x --&gt;");
+    }
+
+    #[test]
+    fn reply_carries_its_marker() {
+        let body = render(&Reply {
+            comment_id: 42,
+            user: "octo",
+            text: "hello",
+        });
+        assert!(body.starts_with(&reply_marker(42)));
+        assert!(body.contains("@octo hello"));
+    }
+}
+
+#[cfg(test)]
+mod guide_tests {
+    use super::*;
+    use crate::config::RepoConfig;
+
+    #[test]
+    fn guide_lists_labels_like_the_seed() {
+        let cfg = RepoConfig::default();
+        let body = render(&Guide {
+            core_team: "@SemiAnalysisAI/core",
+            codeowners_url: "https://github.com/o/r/blob/main/.github/CODEOWNERS",
+            checklist_url: "https://github.com/o/r/blob/main/docs/PR_REVIEW_CHECKLIST.md",
+            contact: "Slack",
+            changelog: "perf-changelog.yaml",
+            primary: &cfg.labels.primary,
+            modifiers: &cfg.labels.modifiers,
+            label_docs_url: "https://example.test/labels",
+            rerun_docs_url: &cfg.links.rerun_docs,
+        });
+        assert!(body.starts_with(GUIDE_MARKER));
+        // seed 002, line 66: the three primary labels and the modifiers.
+        assert!(body.contains(
+            "carries exactly one primary label: `full-sweep-fail-fast` (strongly recommended; canary plus per-matrix fail-fast), `full-sweep-enabled` (canary; matrix jobs continue after a failure), or `non-canary-full-sweep-enabled` (no canary or fail-fast). The modifiers `all-evals`, `evals-only`, and `agentx-fast` require a primary label."
+        ), "{body}");
+        assert!(
+            body.contains(
+                "修饰标签 `all-evals`、`evals-only` 和 `agentx-fast` 必须与主标签一起使用。"
+            ),
+            "{body}"
+        );
+        assert!(body.contains("As a PR reviewer and CODEOWNER, I have reviewed this and have"));
+    }
+}

@@ -1,0 +1,355 @@
+//! The typed client over octocrab's raw requests, with the retry policy of
+//! `retry.rs` around every call.
+use super::GitHubError;
+use super::retry::{RetryPolicy, Sleeper, TokioSleeper, Verdict, requested_wait};
+use crate::config::server::Secret;
+use crate::ids::InstallationId;
+use bytes::Bytes;
+use http::{HeaderMap, Method};
+use http_body_util::BodyExt;
+use octocrab::Octocrab;
+use octocrab::service::middleware::retry::RetryConfig;
+use serde::de::DeserializeOwned;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How sweepgate authenticates.
+#[derive(Clone)]
+pub enum Credentials {
+    /// A GitHub App: JWTs signed with the private key, then per-installation
+    /// tokens (of whatever length GitHub issues).
+    App {
+        app_id: u64,
+        private_key_pem: Secret,
+    },
+    /// A personal token, for local use only.
+    Token(Secret),
+}
+
+#[derive(Clone)]
+pub struct GitHubConfig {
+    pub api_url: String,
+    pub credentials: Credentials,
+    pub policy: RetryPolicy,
+}
+
+/// The entry point: hands out an [`Api`] per installation.
+#[derive(Clone)]
+pub struct GitHub {
+    root: Octocrab,
+    is_app: bool,
+    installs: Arc<Mutex<HashMap<u64, Octocrab>>>,
+    policy: RetryPolicy,
+    sleeper: Arc<dyn Sleeper>,
+}
+
+impl GitHub {
+    pub fn new(cfg: GitHubConfig) -> Result<Self, GitHubError> {
+        Self::with_sleeper(cfg, Arc::new(TokioSleeper))
+    }
+
+    pub fn with_sleeper(cfg: GitHubConfig, sleeper: Arc<dyn Sleeper>) -> Result<Self, GitHubError> {
+        let builder = Octocrab::builder()
+            .base_uri(cfg.api_url.as_str())
+            .map_err(|e| GitHubError::Config(format!("API URL `{}`: {e}", cfg.api_url)))?
+            // Our policy retries; octocrab's would retry a second time inside it.
+            .add_retry_config(RetryConfig::None)
+            .set_connect_timeout(Some(Duration::from_secs(10)))
+            .set_read_timeout(Some(Duration::from_secs(30)));
+        let (builder, is_app) = match &cfg.credentials {
+            Credentials::App {
+                app_id,
+                private_key_pem,
+            } => {
+                let key = octocrab::jsonwebtoken::EncodingKey::from_rsa_pem(
+                    private_key_pem.expose().as_bytes(),
+                )
+                .map_err(|e| GitHubError::Config(format!("App private key: {e}")))?;
+                (builder.app(octocrab::models::AppId(*app_id), key), true)
+            }
+            Credentials::Token(t) => (builder.personal_token(t.expose().to_owned()), false),
+        };
+        let root = builder
+            .build()
+            .map_err(|e| GitHubError::Config(e.to_string()))?;
+        Ok(Self {
+            root,
+            is_app,
+            installs: Arc::default(),
+            policy: cfg.policy,
+            sleeper,
+        })
+    }
+
+    /// Calls as the App itself (JWT): `/app`, installation lookups.
+    pub fn app(&self) -> Api {
+        self.api(self.root.clone())
+    }
+
+    /// Calls as an installation; its token is fetched on first use, cached,
+    /// and refreshed 30 s before it expires or when GitHub answers 401.
+    pub fn installation(&self, id: InstallationId) -> Result<Api, GitHubError> {
+        if !self.is_app {
+            return Ok(self.app());
+        }
+        let mut map = self.installs.lock().unwrap_or_else(|p| p.into_inner());
+        let octo = match map.get(&id.0) {
+            Some(o) => o.clone(),
+            None => {
+                let o = self
+                    .root
+                    .installation(octocrab::models::InstallationId(id.0))
+                    .map_err(|e| GitHubError::Config(e.to_string()))?;
+                map.insert(id.0, o.clone());
+                o
+            }
+        };
+        Ok(self.api(octo))
+    }
+
+    fn api(&self, octo: Octocrab) -> Api {
+        Api {
+            octo,
+            policy: self.policy.clone(),
+            sleeper: self.sleeper.clone(),
+        }
+    }
+}
+
+/// A successful answer.
+#[derive(Debug, Clone)]
+pub struct Response {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Response {
+    pub fn json<T: DeserializeOwned>(&self, path: &str) -> Result<T, GitHubError> {
+        let body = if self.body.is_empty() {
+            &b"null"[..]
+        } else {
+            &self.body[..]
+        };
+        serde_json::from_slice(body).map_err(|e| GitHubError::Decode {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    /// The `rel="next"` URL of the `Link` header.
+    pub fn next_link(&self) -> Option<String> {
+        let link = self.headers.get("link")?.to_str().ok()?;
+        link.split(',').find_map(|part| {
+            let (url, params) = part.split_once(';')?;
+            params
+                .split(';')
+                .any(|p| p.trim() == "rel=\"next\"")
+                .then(|| {
+                    url.trim()
+                        .trim_start_matches('<')
+                        .trim_end_matches('>')
+                        .to_owned()
+                })
+        })
+    }
+}
+
+/// Calls with one identity; cheap to clone.
+#[derive(Clone)]
+pub struct Api {
+    octo: Octocrab,
+    policy: RetryPolicy,
+    sleeper: Arc<dyn Sleeper>,
+}
+
+impl Api {
+    /// Sends with the retry policy; a non-success answer is an error.
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<Response, GitHubError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let result = self.once(method.clone(), path, body).await;
+            let (verdict, err) = match result {
+                Ok(resp) if resp.status < 400 => return Ok(resp),
+                Ok(resp) => {
+                    let now = chrono::Utc::now().timestamp().max(0) as u64;
+                    let wait = requested_wait(resp.status, &resp.headers, now);
+                    let message = error_message(&resp.body);
+                    let secondary = resp.status == 403
+                        && message
+                            .to_ascii_lowercase()
+                            .contains("secondary rate limit");
+                    let verdict = self.policy.decide(attempt, resp.status, wait, secondary);
+                    let retry_after = wait.or(secondary.then_some(Duration::from_secs(60)));
+                    (
+                        verdict,
+                        GitHubError::Status {
+                            method: method.to_string(),
+                            path: path.to_owned(),
+                            status: resp.status,
+                            message,
+                            retry_after,
+                        },
+                    )
+                }
+                Err(e) => {
+                    let verdict = if attempt < self.policy.attempts {
+                        Verdict::RetryAfter(self.policy.backoff(attempt))
+                    } else {
+                        Verdict::Fail
+                    };
+                    (verdict, e)
+                }
+            };
+            match verdict {
+                Verdict::RetryAfter(d) => {
+                    tracing::debug!(%path, attempt, wait_ms = d.as_millis() as u64, error = %err, "retrying GitHub call");
+                    self.sleeper.sleep(d).await;
+                }
+                Verdict::Done | Verdict::Fail => return Err(err),
+            }
+        }
+    }
+
+    async fn once(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<Response, GitHubError> {
+        let transport = |message: String| GitHubError::Transport {
+            method: method.to_string(),
+            path: path.to_owned(),
+            message,
+        };
+        let builder = http::Request::builder()
+            .method(method.clone())
+            .uri(path)
+            .header("accept", "application/vnd.github+json")
+            .header("x-github-api-version", "2022-11-28");
+        let request = self
+            .octo
+            .build_request(builder, body)
+            .map_err(|e| transport(e.to_string()))?;
+        let resp = self
+            .octo
+            .execute(request)
+            .await
+            .map_err(|e| transport(error_chain(&e)))?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let body = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| transport(error_chain(&e)))?
+            .to_bytes();
+        Ok(Response {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, GitHubError> {
+        self.send(Method::GET, path, None).await?.json(path)
+    }
+
+    /// GET that maps 404 to `None`.
+    pub async fn get_opt<T: DeserializeOwned>(&self, path: &str) -> Result<Option<T>, GitHubError> {
+        match self.send(Method::GET, path, None).await {
+            Ok(r) => r.json(path).map(Some),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn post<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &serde_json::Value,
+    ) -> Result<T, GitHubError> {
+        self.send(Method::POST, path, Some(body)).await?.json(path)
+    }
+
+    pub async fn patch<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &serde_json::Value,
+    ) -> Result<T, GitHubError> {
+        self.send(Method::PATCH, path, Some(body)).await?.json(path)
+    }
+
+    /// Every page of a list endpoint (`per_page=100`, following `Link`).
+    /// `field` names the array inside an object answer
+    /// (`{"total_count":…, "check_runs":[…]}`); `None` for a plain array.
+    pub async fn get_all<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        field: Option<&str>,
+    ) -> Result<Vec<T>, GitHubError> {
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let mut next = Some(if path.contains("per_page=") {
+            path.to_owned()
+        } else {
+            format!("{path}{sep}per_page=100")
+        });
+        let mut out = Vec::new();
+        // A bound on pages so a looping Link header cannot hang a worker.
+        let mut pages = 0;
+        while let Some(url) = next.take() {
+            pages += 1;
+            if pages > 1000 {
+                return Err(GitHubError::Decode {
+                    path: path.to_owned(),
+                    message: "more than 1000 pages".into(),
+                });
+            }
+            let resp = self.send(Method::GET, &url, None).await?;
+            let items: Vec<T> = match field {
+                None => resp.json(&url)?,
+                Some(f) => {
+                    let mut v: serde_json::Value = resp.json(&url)?;
+                    let arr = v.get_mut(f).map(serde_json::Value::take).ok_or_else(|| {
+                        GitHubError::Decode {
+                            path: url.clone(),
+                            message: format!("no `{f}` field"),
+                        }
+                    })?;
+                    serde_json::from_value(arr).map_err(|e| GitHubError::Decode {
+                        path: url.clone(),
+                        message: e.to_string(),
+                    })?
+                }
+            };
+            out.extend(items);
+            next = resp.next_link();
+        }
+        Ok(out)
+    }
+}
+
+fn error_message(body: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(String::from))
+        .unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned())
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}
