@@ -911,7 +911,36 @@ pub fn parse_script(path: &str, bytes: &[u8]) -> Result<ScriptFacts, ParseError>
         array_runs: Vec::new(),
     };
     w.visit(tree.root_node(), 0);
-    Ok(w.finish())
+    let mut facts = w.finish();
+    if tree.root_node().has_error() {
+        facts.syntax_errors.extend(error_lines(tree.root_node()));
+        facts.syntax_errors.sort_unstable();
+        facts.syntax_errors.dedup();
+    }
+    Ok(facts)
+}
+
+/// Lines of every ERROR or MISSING node (iterative: no recursion on deep trees).
+fn error_lines(root: Node) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut cursor = root.walk();
+    loop {
+        let n = cursor.node();
+        if n.is_error() || n.is_missing() {
+            out.push(line_of(n));
+        }
+        if n.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+        }
+    }
 }
 
 struct PendingLaunch {
