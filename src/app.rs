@@ -2,6 +2,8 @@
 //! started and stopped together.
 use crate::config::server::{LogFormat, ServerConfig};
 use crate::events::EventRouter;
+use crate::github::{GitHub, GitHubConfig, RetryPolicy};
+use crate::handlers::{Services, event_router};
 use crate::queue::{QueueConfig, WorkerPool};
 use crate::server::{AppState, router};
 use crate::store::{self, Store};
@@ -98,11 +100,16 @@ pub async fn start(
 /// `sweepgate serve`.
 pub async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     cfg.require_secrets()?;
+    let github = GitHub::new(GitHubConfig {
+        api_url: cfg.github_api_url.clone(),
+        credentials: cfg.credentials()?,
+        policy: RetryPolicy::default(),
+    })?;
     let store = open_store(&cfg).await?;
     let listener = TcpListener::bind(cfg.listen)
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
-    let running = start(&cfg, store, EventRouter::new(), listener).await?;
+    let running = start(&cfg, store, event_router(Services { github }), listener).await?;
     tracing::info!(addr = %running.addr, db = %redact_url(&cfg.database_url), "sweepgate listening");
     running.wait().await
 }

@@ -13,6 +13,7 @@ pub mod comments;
 pub mod config;
 pub mod events;
 pub mod github;
+pub mod handlers;
 pub mod ids;
 pub mod matrix;
 pub mod queue;

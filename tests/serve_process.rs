@@ -22,6 +22,14 @@ fn spawn(db_url: &str, port: u16) -> Child {
     Command::new(env!("CARGO_BIN_EXE_sweepgate"))
         .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
         .args(["--database-url", db_url, "--webhook-secret", SECRET])
+        .args([
+            "--app-id",
+            "1",
+            "--private-key-path",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/src/sandbox/app-key.pem"),
+        ])
+        // Nothing listens there: handlers' calls fail and are retried later.
+        .args(["--github-api-url", "http://127.0.0.1:9"])
         .env("SWEEPGATE_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
@@ -131,11 +139,35 @@ async fn acknowledged_deliveries_survive_sigkill_and_sigterm_exits_cleanly() {
 #[test]
 fn serve_without_a_secret_refuses_to_start() {
     let out = Command::new(env!("CARGO_BIN_EXE_sweepgate"))
-        .args(["serve", "--database-url", "sqlite::memory:"])
+        .args([
+            "serve",
+            "--database-url",
+            "sqlite::memory:",
+            "--github-token",
+            "t",
+        ])
         .env_remove("SWEEPGATE_WEBHOOK_SECRETS")
         .output()
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no webhook secret"), "{err}");
+}
+
+#[test]
+fn serve_without_github_credentials_refuses_to_start() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sweepgate"))
+        .args([
+            "serve",
+            "--database-url",
+            "sqlite::memory:",
+            "--webhook-secret",
+            "s",
+        ])
+        .env_remove("SWEEPGATE_GITHUB_TOKEN")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no GitHub credentials"), "{err}");
 }

@@ -68,6 +68,9 @@ pub struct ServerArgs {
     /// PEM file of the GitHub App's private key.
     #[arg(long, env = "SWEEPGATE_PRIVATE_KEY_PATH")]
     pub private_key_path: Option<PathBuf>,
+    /// A personal access token instead of App credentials (local use only).
+    #[arg(long, env = "SWEEPGATE_GITHUB_TOKEN", hide_env_values = true)]
+    pub github_token: Option<String>,
     /// GitHub REST API base URL.
     #[arg(long, env = "SWEEPGATE_GITHUB_API_URL")]
     pub github_api_url: Option<String>,
@@ -94,6 +97,7 @@ struct FileConfig {
     webhook_secrets: Vec<Secret>,
     app_id: Option<u64>,
     private_key_path: Option<PathBuf>,
+    github_token: Option<Secret>,
     github_api_url: Option<String>,
     workers: Option<usize>,
     sqlite_sync: Option<SqliteSync>,
@@ -108,6 +112,7 @@ pub struct ServerConfig {
     pub webhook_secrets: Vec<Secret>,
     pub app_id: Option<u64>,
     pub private_key_path: Option<PathBuf>,
+    pub github_token: Option<Secret>,
     pub github_api_url: String,
     pub workers: usize,
     pub sqlite_sync: SqliteSync,
@@ -126,6 +131,7 @@ impl Default for ServerConfig {
             webhook_secrets: Vec::new(),
             app_id: None,
             private_key_path: None,
+            github_token: None,
             github_api_url: DEFAULT_GITHUB_API_URL.into(),
             workers: 4,
             sqlite_sync: SqliteSync::Normal,
@@ -176,6 +182,11 @@ impl ServerConfig {
             webhook_secrets: secrets.into_iter().filter(|s| !s.0.is_empty()).collect(),
             app_id: args.app_id.or(file.app_id),
             private_key_path: args.private_key_path.clone().or(file.private_key_path),
+            github_token: args
+                .github_token
+                .clone()
+                .map(Secret::new)
+                .or(file.github_token),
             github_api_url: args
                 .github_api_url
                 .clone()
@@ -187,6 +198,33 @@ impl ServerConfig {
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
         };
         Ok(cfg)
+    }
+
+    /// GitHub credentials: App id and key, or a personal token.
+    pub fn credentials(&self) -> Result<crate::github::Credentials, ServerConfigError> {
+        use crate::github::Credentials;
+        match (&self.app_id, &self.private_key_path, &self.github_token) {
+            (Some(app_id), Some(path), _) => {
+                let pem = std::fs::read_to_string(path).map_err(|source| ServerConfigError::Read {
+                    path: path.display().to_string(),
+                    source,
+                })?;
+                Ok(Credentials::App {
+                    app_id: *app_id,
+                    private_key_pem: Secret::new(pem),
+                })
+            }
+            (None, None, Some(token)) => Ok(Credentials::Token(token.clone())),
+            (Some(_), None, _) => Err(ServerConfigError::Missing(
+                "--app-id needs --private-key-path".into(),
+            )),
+            (None, Some(_), _) => Err(ServerConfigError::Missing(
+                "--private-key-path needs --app-id".into(),
+            )),
+            (None, None, None) => Err(ServerConfigError::Missing(
+                "no GitHub credentials: pass --app-id and --private-key-path (or --github-token for local use)".into(),
+            )),
+        }
     }
 
     /// `serve` refuses to start without a secret: an unsigned webhook

@@ -1,6 +1,6 @@
 //! The event router: hands each job to the handlers registered for its kind.
 //! The queue calls it through `queue::JobRunner` and knows nothing of events.
-use super::{Event, parse};
+use super::{Envelope, Event, parse};
 use crate::ids::DeliveryId;
 use crate::queue::{JobFailure, JobRunner};
 use crate::store::{JobRow, Store};
@@ -15,6 +15,8 @@ pub struct JobContext {
     pub delivery_id: Option<DeliveryId>,
     pub kind: String,
     pub attempt: i64,
+    /// Repository, installation and PR of the delivery.
+    pub envelope: Envelope,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -85,7 +87,7 @@ impl JobRunner for EventRouter {
             .map_err(|e| JobFailure::transient(e.to_string(), None))?
             .ok_or_else(|| JobFailure::permanent(format!("delivery {delivery_id} is missing")))?;
         let event_name = job.kind.split('.').next().unwrap_or(&job.kind);
-        let (_, event) =
+        let (envelope, event) =
             parse(event_name, body.as_bytes()).map_err(|e| JobFailure::permanent(e.to_string()))?;
         let Some(event) = event else {
             return Ok(format!("no typed payload for `{}`", job.kind));
@@ -95,6 +97,7 @@ impl JobRunner for EventRouter {
             delivery_id: Some(delivery_id),
             kind: job.kind.clone(),
             attempt: job.attempts,
+            envelope,
         };
         let mut done = Vec::new();
         for h in handlers {

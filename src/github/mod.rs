@@ -3,9 +3,11 @@
 //! pagination, and typed helpers for the endpoints sweepgate uses. Nothing
 //! else in sweepgate talks to GitHub; checks never do.
 mod client;
+mod rest;
 mod retry;
 
 pub use client::{Api, Credentials, GitHub, GitHubConfig, Response};
+pub use rest::{IssueComment, Permission, PrFile};
 pub use retry::{RetryPolicy, Sleeper, TokioSleeper};
 
 use std::time::Duration;

@@ -1,0 +1,41 @@
+//! One handler per event kind: glue that reads what it needs through the
+//! GitHub client, calls the pure modules (commands, checks, lint) and hands
+//! the result to the publisher. Handlers hold no rules.
+pub mod guide;
+pub mod publish;
+pub mod repo_config;
+
+use crate::events::{EventRouter, HandlerError, JobContext};
+use crate::github::{Api, GitHub};
+use crate::ids::{InstallationId, RepoName};
+use std::sync::Arc;
+
+/// What every handler may use.
+#[derive(Clone)]
+pub struct Services {
+    pub github: GitHub,
+}
+
+impl Services {
+    /// The API as the installation that sent the delivery.
+    pub fn api(&self, ctx: &JobContext) -> Result<Api, HandlerError> {
+        let id = ctx
+            .envelope
+            .installation_id
+            .ok_or_else(|| HandlerError::Permanent("the delivery names no installation".into()))?;
+        Ok(self.github.installation(InstallationId(id))?)
+    }
+}
+
+/// The repository the delivery is about.
+pub fn repo_of(ctx: &JobContext) -> Result<RepoName, HandlerError> {
+    ctx.envelope
+        .repository
+        .clone()
+        .ok_or_else(|| HandlerError::Permanent("the delivery names no repository".into()))
+}
+
+/// Every handler sweepgate has, in the order they run for one job.
+pub fn event_router(services: Services) -> EventRouter {
+    EventRouter::new().with(Arc::new(guide::ContributionGuide::new(services.clone())))
+}
