@@ -328,7 +328,9 @@ fn compile(raw: &str) -> Result<Compiled, LineError> {
     let dir_only = raw.ends_with('/');
     let body = raw.strip_suffix('/').unwrap_or(raw);
     let anchored = body.contains('/');
-    let segments: Vec<&str> = body.split('/').filter(|s| !s.is_empty()).collect();
+    let mut segments: Vec<&str> = body.split('/').filter(|s| !s.is_empty()).collect();
+    // `**/**` means the same as `**`; one keeps the translation simple.
+    segments.dedup_by(|a, b| *a == "**" && *b == "**");
     let Some(&last) = segments.last() else {
         return Err(LineError::EmptyPattern);
     };
