@@ -7,10 +7,12 @@
 //! `templates/`) and parsers (`recipe`) each have one home.
 
 pub mod app;
+pub mod checks;
 pub mod cli;
 pub mod commands;
 pub mod comments;
 pub mod config;
+pub mod deploy;
 pub mod events;
 pub mod github;
 pub mod handlers;
@@ -21,4 +23,6 @@ pub mod recipe;
 pub mod repo;
 pub mod sandbox;
 pub mod server;
+pub mod signoff;
 pub mod store;
+pub mod verdict;

@@ -1,0 +1,1 @@
+//! Deployment: the GitHub App manifest (in progress).

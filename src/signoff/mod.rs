@@ -1,0 +1,1 @@
+//! signoff (in progress)
