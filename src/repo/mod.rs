@@ -1,1 +1,176 @@
-//! Reading a benchmark repository at a revision: one trait, a local git implementation (and a GitHub one in `crate::github`).
+//! Reading a benchmark repository at a revision: one trait, a local git
+//! implementation (and a GitHub one in `crate::github`).
+//!
+//! The trait is object safe and every method returns a boxed `Send` future,
+//! so an `Arc<dyn RepoSource>` can be shared by tokio tasks and the snapshot
+//! builder never knows whether it reads a local clone or the GitHub API.
+
+mod git;
+
+use std::future::Future;
+use std::pin::Pin;
+
+pub use git::GitRepo;
+
+/// A boxed future that can cross tokio tasks.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a caller can branch on when a read fails.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepoError {
+    #[error("no such revision: {rev}")]
+    NoSuchRevision { rev: String },
+    #[error("no such file at {rev}: {path}")]
+    NoSuchFile { rev: String, path: String },
+    #[error("not a file at {rev}: {path} (a {kind})")]
+    NotAFile {
+        rev: String,
+        path: String,
+        kind: String,
+    },
+    #[error("{base} and {head} have no common ancestor")]
+    NoMergeBase { base: String, head: String },
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    #[error("git {args} failed ({status}): {stderr}")]
+    Git {
+        args: String,
+        /// Exit code, or `signal` / `timeout`.
+        status: String,
+        stderr: String,
+    },
+    #[error("could not run git: {0}")]
+    Spawn(String),
+    #[error("unexpected git output for {args}: {message}")]
+    Output { args: String, message: String },
+}
+
+/// The kind of a tree entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    File,
+    Executable,
+    Symlink,
+    /// A submodule (gitlink): no size, no content here.
+    Submodule,
+}
+
+/// One file of a revision's tree.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct TreeEntry {
+    pub path: String,
+    pub kind: EntryKind,
+    /// Bytes; `None` for submodules.
+    pub size: Option<u64>,
+    /// Blob (or commit, for submodules) id.
+    pub oid: String,
+}
+
+/// How a file changed between two revisions (GitHub's `status` values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileStatus {
+    Added,
+    Removed,
+    Modified,
+    Renamed,
+    Copied,
+    /// Type change (file ↔ symlink ↔ submodule).
+    Changed,
+}
+
+impl FileStatus {
+    /// GitHub's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "added",
+            Self::Removed => "removed",
+            Self::Modified => "modified",
+            Self::Renamed => "renamed",
+            Self::Copied => "copied",
+            Self::Changed => "changed",
+        }
+    }
+
+    /// Parse GitHub's spelling (`unchanged` has no counterpart here).
+    pub fn from_github(s: &str) -> Option<Self> {
+        Some(match s {
+            "added" => Self::Added,
+            "removed" => Self::Removed,
+            "modified" => Self::Modified,
+            "renamed" => Self::Renamed,
+            "copied" => Self::Copied,
+            "changed" => Self::Changed,
+            _ => return None,
+        })
+    }
+}
+
+/// One changed file, shaped like an entry of GitHub's compare / PR files API.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ChangedFile {
+    /// The path at the head revision (for removals: the removed path).
+    pub path: String,
+    /// The path at the base revision, for renames and copies.
+    pub previous_path: Option<String>,
+    pub status: FileStatus,
+    pub additions: u64,
+    pub deletions: u64,
+    /// Unified-diff hunks without the `---`/`+++` header (as GitHub sends
+    /// them); `None` for binary files and changes without content hunks.
+    pub patch: Option<String>,
+    pub binary: bool,
+}
+
+/// The changes between two revisions.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Comparison {
+    /// Full commit id of the merge base the diff starts from.
+    pub merge_base: String,
+    /// Full commit id of the head.
+    pub head: String,
+    pub files: Vec<ChangedFile>,
+}
+
+/// A repository readable at any revision.
+pub trait RepoSource: Send + Sync {
+    /// The full commit id a revision (sha, branch, tag, `HEAD~1`) names.
+    fn resolve<'a>(&'a self, rev: &'a str) -> BoxFuture<'a, Result<String, RepoError>>;
+
+    /// The bytes of a file at a revision.
+    fn read_file<'a>(&'a self, rev: &'a str, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, RepoError>>;
+
+    /// Every file of a revision (recursively), sorted by path.
+    fn list_tree<'a>(&'a self, rev: &'a str) -> BoxFuture<'a, Result<Vec<TreeEntry>, RepoError>>;
+
+    /// What `head` changed since its merge base with `base` (GitHub's
+    /// `compare/base...head`), renames detected.
+    fn compare<'a>(&'a self, base: &'a str, head: &'a str) -> BoxFuture<'a, Result<Comparison, RepoError>>;
+}
+
+/// Read a file, mapping "no such file" to `None` (other errors stay errors).
+pub async fn read_optional(
+    src: &dyn RepoSource,
+    rev: &str,
+    path: &str,
+) -> Result<Option<Vec<u8>>, RepoError> {
+    match src.read_file(rev, path).await {
+        Ok(b) => Ok(Some(b)),
+        Err(RepoError::NoSuchFile { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The paths of a revision's tree as a set (what launcher resolution takes).
+pub async fn tree_paths(
+    src: &dyn RepoSource,
+    rev: &str,
+) -> Result<std::collections::BTreeSet<String>, RepoError> {
+    Ok(src
+        .list_tree(rev)
+        .await?
+        .into_iter()
+        .map(|e| e.path)
+        .collect())
+}

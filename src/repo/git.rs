@@ -1,0 +1,437 @@
+//! [`RepoSource`] on a local git repository, through the `git` command line.
+//!
+//! Every call runs `git` with a fixed locale, no pager, no external diff
+//! drivers and raw (unquoted) paths; revisions are checked before use so a
+//! revision such as `--output=x` can never become an option.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::Command;
+
+use super::{
+    BoxFuture, ChangedFile, Comparison, EntryKind, FileStatus, RepoError, RepoSource, TreeEntry,
+};
+
+/// A local repository (work tree or bare).
+#[derive(Debug, Clone)]
+pub struct GitRepo {
+    dir: PathBuf,
+    git: PathBuf,
+    timeout: Duration,
+}
+
+impl GitRepo {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            git: PathBuf::from("git"),
+            timeout: Duration::from_secs(120),
+        }
+    }
+
+    /// Use another `git` binary.
+    pub fn with_git(mut self, git: impl Into<PathBuf>) -> Self {
+        self.git = git.into();
+        self
+    }
+
+    /// Give up on a git call after this long (the child is killed).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Run git; `Ok((status_code, stdout, stderr))` whatever the exit code.
+    async fn run(&self, args: &[&str]) -> Result<(Option<i32>, Vec<u8>, String), RepoError> {
+        let mut cmd = Command::new(&self.git);
+        cmd.arg("-C")
+            .arg(&self.dir)
+            .args(["--no-pager", "-c", "core.quotepath=false", "-c", "diff.external="])
+            .args(args)
+            .env("LC_ALL", "C")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let child = cmd
+            .spawn()
+            .map_err(|e| RepoError::Spawn(format!("{}: {e}", self.git.display())))?;
+        let out = tokio::time::timeout(self.timeout, child.wait_with_output())
+            .await
+            .map_err(|_| RepoError::Git {
+                args: args.join(" "),
+                status: "timeout".into(),
+                stderr: format!("no answer within {:?}", self.timeout),
+            })?
+            .map_err(|e| RepoError::Spawn(e.to_string()))?;
+        Ok((
+            out.status.code(),
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ))
+    }
+
+    /// Run git and require success.
+    async fn ok(&self, args: &[&str]) -> Result<Vec<u8>, RepoError> {
+        let (code, stdout, stderr) = self.run(args).await?;
+        if code == Some(0) {
+            Ok(stdout)
+        } else {
+            Err(git_failed(args, code, stderr))
+        }
+    }
+
+    async fn resolve_commit(&self, rev: &str) -> Result<String, RepoError> {
+        check_rev(rev)?;
+        let spec = format!("{rev}^{{commit}}");
+        let args = ["rev-parse", "--verify", "--quiet", "--end-of-options", spec.as_str()];
+        let (code, stdout, stderr) = self.run(&args).await?;
+        match code {
+            Some(0) => {
+                let sha = String::from_utf8_lossy(&stdout).trim().to_string();
+                if sha.len() >= 40 && sha.chars().all(|c| c.is_ascii_hexdigit()) {
+                    Ok(sha)
+                } else {
+                    Err(RepoError::Output {
+                        args: args.join(" "),
+                        message: format!("not a commit id: {sha:?}"),
+                    })
+                }
+            }
+            // `--quiet --verify` exits 1 without a message for an unknown name.
+            Some(1) if stderr.is_empty() => Err(RepoError::NoSuchRevision { rev: rev.into() }),
+            _ if stderr.contains("not a git repository") => Err(git_failed(&args, code, stderr)),
+            Some(_) => Err(RepoError::NoSuchRevision { rev: rev.into() }),
+            None => Err(git_failed(&args, code, stderr)),
+        }
+    }
+
+    async fn read(&self, rev: &str, path: &str) -> Result<Vec<u8>, RepoError> {
+        let path = clean_path(path)?;
+        let sha = self.resolve_commit(rev).await?;
+        let object = format!("{sha}:{path}");
+        let (code, stdout, stderr) = self.run(&["cat-file", "blob", &object]).await?;
+        if code == Some(0) {
+            return Ok(stdout);
+        }
+        // Tell "missing" from "a directory" (or a submodule).
+        let (tcode, tout, _) = self.run(&["cat-file", "-t", &object]).await?;
+        if tcode == Some(0) {
+            let kind = String::from_utf8_lossy(&tout).trim().to_string();
+            return Err(RepoError::NotAFile {
+                rev: rev.into(),
+                path: path.into(),
+                kind,
+            });
+        }
+        if stderr.contains("does not exist") || stderr.contains("Not a valid object name") || stderr.contains("bad file") {
+            return Err(RepoError::NoSuchFile {
+                rev: rev.into(),
+                path: path.into(),
+            });
+        }
+        Err(git_failed(&["cat-file", "blob", &object], code, stderr))
+    }
+
+    async fn tree(&self, rev: &str) -> Result<Vec<TreeEntry>, RepoError> {
+        let sha = self.resolve_commit(rev).await?;
+        let args = ["ls-tree", "-r", "-l", "-z", "--full-tree", sha.as_str()];
+        let out = self.ok(&args).await?;
+        let mut entries = Vec::new();
+        for rec in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            entries.push(parse_ls_tree(rec).ok_or_else(|| RepoError::Output {
+                args: args.join(" "),
+                message: format!("bad entry {:?}", String::from_utf8_lossy(rec)),
+            })?);
+        }
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(entries)
+    }
+
+    async fn diff(&self, base: &str, head: &str) -> Result<Comparison, RepoError> {
+        let base_sha = self.resolve_commit(base).await?;
+        let head_sha = self.resolve_commit(head).await?;
+        let (code, mb, stderr) = self.run(&["merge-base", &base_sha, &head_sha]).await?;
+        let merge_base = match code {
+            Some(0) => String::from_utf8_lossy(&mb).trim().to_string(),
+            Some(1) if stderr.is_empty() => {
+                return Err(RepoError::NoMergeBase {
+                    base: base.into(),
+                    head: head.into(),
+                });
+            }
+            _ => return Err(git_failed(&["merge-base", base, head], code, stderr)),
+        };
+        let common = ["--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index"];
+        let mut name_args = vec!["diff", "--name-status", "-z"];
+        name_args.extend(common);
+        name_args.extend([merge_base.as_str(), head_sha.as_str()]);
+        let names = self.ok(&name_args).await?;
+        let mut files = parse_name_status(&names).ok_or_else(|| RepoError::Output {
+            args: name_args.join(" "),
+            message: "unparsable --name-status output".into(),
+        })?;
+
+        let mut num_args = vec!["diff", "--numstat", "-z"];
+        num_args.extend(common);
+        num_args.extend([merge_base.as_str(), head_sha.as_str()]);
+        let nums = self.ok(&num_args).await?;
+        let counts = parse_numstat(&nums);
+
+        let mut patch_args = vec!["diff", "--patch", "-U3"];
+        patch_args.extend(common);
+        patch_args.extend([merge_base.as_str(), head_sha.as_str()]);
+        let patch = self.ok(&patch_args).await?;
+        let blocks = split_patch(&String::from_utf8_lossy(&patch));
+
+        // The three listings come from one diff queue, so they share its order.
+        if counts.len() != files.len() || blocks.len() != files.len() {
+            return Err(RepoError::Output {
+                args: patch_args.join(" "),
+                message: format!(
+                    "{} files, {} numstat rows, {} patch blocks",
+                    files.len(),
+                    counts.len(),
+                    blocks.len()
+                ),
+            });
+        }
+        for ((f, (add, del, binary)), block) in files.iter_mut().zip(counts).zip(blocks) {
+            f.additions = add;
+            f.deletions = del;
+            f.binary = binary || block.binary;
+            f.patch = if f.binary { None } else { block.hunks };
+        }
+        Ok(Comparison {
+            merge_base,
+            head: head_sha,
+            files,
+        })
+    }
+}
+
+impl RepoSource for GitRepo {
+    fn resolve<'a>(&'a self, rev: &'a str) -> BoxFuture<'a, Result<String, RepoError>> {
+        Box::pin(self.resolve_commit(rev))
+    }
+
+    fn read_file<'a>(&'a self, rev: &'a str, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, RepoError>> {
+        Box::pin(self.read(rev, path))
+    }
+
+    fn list_tree<'a>(&'a self, rev: &'a str) -> BoxFuture<'a, Result<Vec<TreeEntry>, RepoError>> {
+        Box::pin(self.tree(rev))
+    }
+
+    fn compare<'a>(&'a self, base: &'a str, head: &'a str) -> BoxFuture<'a, Result<Comparison, RepoError>> {
+        Box::pin(self.diff(base, head))
+    }
+}
+
+fn git_failed(args: &[&str], code: Option<i32>, stderr: String) -> RepoError {
+    RepoError::Git {
+        args: args.join(" "),
+        status: code.map_or_else(|| "signal".to_string(), |c| c.to_string()),
+        stderr,
+    }
+}
+
+/// A revision must name something, never an option.
+fn check_rev(rev: &str) -> Result<(), RepoError> {
+    if rev.is_empty() || rev.starts_with('-') || rev.contains(['\0', '\n']) || rev.contains(':') {
+        return Err(RepoError::InvalidArgument(format!("revision {rev:?}")));
+    }
+    Ok(())
+}
+
+/// Repository-relative path without `./` or a leading `/`.
+fn clean_path(path: &str) -> Result<&str, RepoError> {
+    let p = path.trim_start_matches("./").trim_start_matches('/');
+    if p.is_empty() || p.contains('\0') || p.split('/').any(|s| s == "..") {
+        return Err(RepoError::InvalidArgument(format!("path {path:?}")));
+    }
+    Ok(p)
+}
+
+/// `<mode> SP <type> SP <oid> SP+ <size> TAB <path>`
+fn parse_ls_tree(rec: &[u8]) -> Option<TreeEntry> {
+    let tab = rec.iter().position(|b| *b == b'\t')?;
+    let meta = std::str::from_utf8(&rec[..tab]).ok()?;
+    let path = String::from_utf8_lossy(&rec[tab + 1..]).into_owned();
+    let mut it = meta.split_whitespace();
+    let mode = it.next()?;
+    let _ty = it.next()?;
+    let oid = it.next()?.to_string();
+    let size = it.next()?;
+    let kind = match mode {
+        "100755" => EntryKind::Executable,
+        "120000" => EntryKind::Symlink,
+        "160000" => EntryKind::Submodule,
+        _ => EntryKind::File,
+    };
+    Some(TreeEntry {
+        path,
+        kind,
+        size: size.parse().ok(),
+        oid,
+    })
+}
+
+/// `--name-status -z`: `STATUS\0path\0` or `R100\0old\0new\0`.
+fn parse_name_status(out: &[u8]) -> Option<Vec<ChangedFile>> {
+    let mut fields = out
+        .split(|b| *b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| String::from_utf8_lossy(f).into_owned());
+    let mut files = Vec::new();
+    while let Some(status) = fields.next() {
+        let letter = status.chars().next()?;
+        let (status, previous_path, path) = match letter {
+            'R' | 'C' => {
+                let old = fields.next()?;
+                let new = fields.next()?;
+                let s = if letter == 'R' {
+                    FileStatus::Renamed
+                } else {
+                    FileStatus::Copied
+                };
+                (s, Some(old), new)
+            }
+            'A' => (FileStatus::Added, None, fields.next()?),
+            'D' => (FileStatus::Removed, None, fields.next()?),
+            'M' => (FileStatus::Modified, None, fields.next()?),
+            'T' => (FileStatus::Changed, None, fields.next()?),
+            _ => return None,
+        };
+        files.push(ChangedFile {
+            path,
+            previous_path,
+            status,
+            additions: 0,
+            deletions: 0,
+            patch: None,
+            binary: false,
+        });
+    }
+    Some(files)
+}
+
+/// `--numstat -z`: `add\tdel\tpath\0`, or `add\tdel\t\0old\0new\0` for renames;
+/// binary files give `-\t-`.
+fn parse_numstat(out: &[u8]) -> Vec<(u64, u64, bool)> {
+    let mut rows = Vec::new();
+    let mut fields = out.split(|b| *b == 0);
+    while let Some(f) = fields.next() {
+        if f.is_empty() {
+            continue;
+        }
+        let s = String::from_utf8_lossy(f);
+        let mut parts = s.splitn(3, '\t');
+        let add = parts.next().unwrap_or("");
+        let del = parts.next().unwrap_or("");
+        let path = parts.next().unwrap_or("");
+        if path.is_empty() {
+            // Rename: the two paths follow as their own fields.
+            fields.next();
+            fields.next();
+        }
+        let binary = add == "-" || del == "-";
+        rows.push((add.parse().unwrap_or(0), del.parse().unwrap_or(0), binary));
+    }
+    rows
+}
+
+struct PatchBlock {
+    hunks: Option<String>,
+    binary: bool,
+}
+
+/// Split `git diff --patch` output into one block per file, keeping only the
+/// hunks (from the first `@@`), as GitHub's `patch` field does.
+fn split_patch(text: &str) -> Vec<PatchBlock> {
+    let mut blocks: Vec<PatchBlock> = Vec::new();
+    let mut current: Option<(Vec<&str>, bool)> = None;
+    let flush = |cur: Option<(Vec<&str>, bool)>, blocks: &mut Vec<PatchBlock>| {
+        if let Some((lines, binary)) = cur {
+            let hunk_start = lines.iter().position(|l| l.starts_with("@@"));
+            let hunks = hunk_start.map(|i| {
+                let mut s = lines[i..].join("\n");
+                s.push('\n');
+                s
+            });
+            blocks.push(PatchBlock { hunks, binary });
+        }
+    };
+    let mut in_hunks = false;
+    for line in text.split('\n') {
+        if line.starts_with("diff --git ") {
+            flush(current.take(), &mut blocks);
+            current = Some((Vec::new(), false));
+            in_hunks = false;
+            continue;
+        }
+        let Some((lines, binary)) = current.as_mut() else {
+            continue;
+        };
+        if !in_hunks {
+            if line.starts_with("@@") {
+                in_hunks = true;
+            } else if line.starts_with("Binary files ") || line == "GIT binary patch" {
+                *binary = true;
+            }
+        }
+        lines.push(line);
+    }
+    flush(current.take(), &mut blocks);
+    // The output ends with a newline: drop the empty last line of the last hunk.
+    if let Some(last) = blocks.last_mut()
+        && let Some(h) = last.hunks.as_mut()
+        && h.ends_with("\n\n")
+    {
+        h.pop();
+    }
+    blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_status_with_renames() {
+        let out = b"M\0a.txt\0R087\0old/b.sh\0new/b.sh\0A\0c\0D\0d\0";
+        let files = parse_name_status(out).unwrap();
+        assert_eq!(files.len(), 4);
+        assert_eq!(files[1].status, FileStatus::Renamed);
+        assert_eq!(files[1].previous_path.as_deref(), Some("old/b.sh"));
+        assert_eq!(files[1].path, "new/b.sh");
+        assert_eq!(files[3].status, FileStatus::Removed);
+    }
+
+    #[test]
+    fn numstat_with_renames_and_binary() {
+        let out = b"1\t2\ta.txt\0" as &[u8];
+        let mut v = out.to_vec();
+        v.extend_from_slice(b"3\t0\t\0old\0new\0-\t-\tbin.png\0");
+        let rows = parse_numstat(&v);
+        assert_eq!(rows, vec![(1, 2, false), (3, 0, false), (0, 0, true)]);
+    }
+
+    #[test]
+    fn revisions_never_become_options() {
+        assert!(check_rev("--output=/tmp/x").is_err());
+        assert!(check_rev("").is_err());
+        assert!(check_rev("main:secret").is_err());
+        assert!(check_rev("HEAD~1").is_ok());
+        assert!(clean_path("../etc/passwd").is_err());
+        assert_eq!(clean_path("./a/b").unwrap(), "a/b");
+    }
+}
