@@ -61,6 +61,7 @@ pub async fn start(
     listener: TcpListener,
 ) -> anyhow::Result<Running> {
     let addr = listener.local_addr()?;
+    crate::telemetry::handle();
     let wake = Arc::new(Notify::new());
     let queue_cfg = QueueConfig {
         workers: cfg.workers,

@@ -25,4 +25,5 @@ pub mod sandbox;
 pub mod server;
 pub mod signoff;
 pub mod store;
+pub mod telemetry;
 pub mod verdict;

@@ -428,3 +428,39 @@ async fn readyz_is_ready_after_migrations() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn metrics_count_deliveries_and_show_queue_depth() {
+    let db = TestDb::sqlite().await;
+    let app = make_app(db.store.clone());
+    let body = std::fs::read(
+        shared_dir().join("fixtures/github/webhooks/pull_request/opened.payload.json"),
+    )
+    .unwrap();
+    assert_eq!(
+        Post::signed("pull_request", "m-1", body).send(&app).await.0,
+        StatusCode::ACCEPTED
+    );
+    sweepgate::telemetry::handle();
+    let resp = app
+        .oneshot(Request::get("/metrics").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let text = String::from_utf8(
+        axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap()
+            .to_vec(),
+    )
+    .unwrap();
+    assert!(
+        text.contains(r#"sweepgate_deliveries_total{event="pull_request",outcome="queued"}"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"sweepgate_queue_jobs{state="pending"} 1"#),
+        "{text}"
+    );
+    db.cleanup().await;
+}

@@ -245,6 +245,14 @@ impl Api {
             .map_err(|e| transport(error_chain(&e)))?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
+        crate::telemetry::github_call(method.as_str(), status);
+        if let Some(r) = headers
+            .get("x-ratelimit-remaining")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse().ok())
+        {
+            crate::telemetry::rate_limit_remaining(r);
+        }
         let body = resp
             .into_body()
             .collect()

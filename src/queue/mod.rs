@@ -211,6 +211,7 @@ impl Worker {
             }
         };
         let now = now_ms();
+        let seconds = (now - claimed.job.updated_at).max(0) as f64 / 1000.0;
         let Some(result) = result else {
             // Shut down before the job finished, or the lease was lost: give
             // it back (a no-op when someone else holds it now).
@@ -219,6 +220,8 @@ impl Worker {
             }
             return;
         };
+        let label = if result.is_ok() { "done" } else { "failed" };
+        crate::telemetry::job_finished(&claimed.job.kind, label, seconds);
         let outcome = match result {
             Ok(outcome) => self.store.complete(&claimed, now, &outcome).await,
             Err(failure) => {

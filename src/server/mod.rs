@@ -7,6 +7,7 @@ use crate::config::server::Secret;
 use crate::events::{self, Disposition};
 use crate::ids::DeliveryId;
 use crate::store::{DeliveryOutcome, Inserted, NewDelivery, NewJob, Store, StoreError, now_ms};
+use crate::telemetry;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
@@ -45,6 +46,7 @@ pub fn router(state: AppState) -> Router {
         .route("/webhook", post(webhook))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)
 }
@@ -134,24 +136,33 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
         .record_delivery(&new, &outcome, job.as_ref())
         .await
     {
-        Ok(Inserted::Duplicate) => reply(
-            StatusCode::OK,
-            json!({ "status": "duplicate", "delivery": delivery_id.0 }),
-        ),
-        Ok(Inserted::New) => match outcome {
-            DeliveryOutcome::Queued => {
-                state.wake.notify_one();
-                reply(
-                    StatusCode::ACCEPTED,
-                    json!({ "status": "queued", "delivery": delivery_id.0 }),
-                )
-            }
-            DeliveryOutcome::Ignored(reason) => reply(
+        Ok(Inserted::Duplicate) => {
+            telemetry::delivery(event, "duplicate");
+            reply(
                 StatusCode::OK,
-                json!({ "status": "ignored", "delivery": delivery_id.0, "reason": reason }),
-            ),
-        },
-        Err(e) => unavailable(&e),
+                json!({ "status": "duplicate", "delivery": delivery_id.0 }),
+            )
+        }
+        Ok(Inserted::New) => {
+            telemetry::delivery(event, outcome.as_str());
+            match outcome {
+                DeliveryOutcome::Queued => {
+                    state.wake.notify_one();
+                    reply(
+                        StatusCode::ACCEPTED,
+                        json!({ "status": "queued", "delivery": delivery_id.0 }),
+                    )
+                }
+                DeliveryOutcome::Ignored(reason) => reply(
+                    StatusCode::OK,
+                    json!({ "status": "ignored", "delivery": delivery_id.0, "reason": reason }),
+                ),
+            }
+        }
+        Err(e) => {
+            telemetry::delivery(event, "unavailable");
+            unavailable(&e)
+        }
     }
 }
 
@@ -189,6 +200,27 @@ fn unavailable(e: &StoreError) -> Response {
         StatusCode::SERVICE_UNAVAILABLE,
         "storage unavailable; the delivery was not stored",
     )
+}
+
+async fn metrics(State(state): State<AppState>) -> Response {
+    // Queue depth is read at scrape time, so it is right across replicas.
+    if let Ok(c) = state.store.queue_counts().await {
+        telemetry::queue_depth("pending", c.pending);
+        telemetry::queue_depth("running", c.running);
+        telemetry::queue_depth("dead", c.dead);
+    }
+    match telemetry::handle() {
+        Some(h) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+            h.render(),
+        )
+            .into_response(),
+        None => error(
+            StatusCode::NOT_FOUND,
+            "metrics are not exported by this process",
+        ),
+    }
 }
 
 async fn healthz() -> Response {
