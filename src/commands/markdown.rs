@@ -229,7 +229,6 @@ fn list_item(t: &str) -> Option<ListItem> {
     let (content_sp, content_b) = if sp > 4 || empty { (1, 1) } else { (sp, spb) };
     Some(ListItem {
         content_col: cols + mlen + content_sp,
-        bullet,
         starts_one,
         empty,
         len: ib + mlen + content_b.min(after.len()),
