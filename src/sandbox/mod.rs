@@ -436,6 +436,23 @@ impl Sandbox {
         Ok(token)
     }
 
+    /// A well-formed RS256 JWT for this app with a dummy signature: the
+    /// sandbox checks shape and claims, not the signature, so tests can
+    /// exercise the token exchange without a private key.
+    pub fn forge_app_jwt(&self) -> String {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let now = chrono::Utc::now().timestamp();
+        let header = serde_json::json!({ "alg": "RS256", "typ": "JWT" });
+        let claims = serde_json::json!({ "iat": now - 60, "exp": now + 540, "iss": self.app_id().to_string() });
+        format!(
+            "{}.{}.{}",
+            b64.encode(header.to_string()),
+            b64.encode(claims.to_string()),
+            b64.encode([0x5au8; 256])
+        )
+    }
+
     /// Expires every issued installation token (to test renewal).
     pub fn expire_tokens(&self) {
         for t in self.world().tokens.values_mut() {
