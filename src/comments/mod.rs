@@ -32,7 +32,8 @@ pub struct HelpRow {
 impl HelpRow {
     pub fn new(syntax: &str, description: &str, who: &str) -> Self {
         Self {
-            syntax: cell(syntax),
+            // Inside a code span entities are shown literally: only pipes.
+            syntax: syntax.replace('|', "\\|"),
             description: cell(description),
             who: cell(who),
         }
@@ -46,14 +47,29 @@ pub struct Help<'a> {
     pub commands: &'a [HelpRow],
 }
 
-/// A one-line answer to a command, marked with the comment it answers so a
-/// retried job edits instead of posting twice.
+/// The answers to the commands of one comment, marked with the comment it
+/// answers so a retried job edits instead of posting twice.
 #[derive(Template)]
 #[template(path = "reply.md", escape = "none")]
 pub struct Reply<'a> {
     pub comment_id: u64,
+    pub answers: &'a [String],
+}
+
+#[derive(Template)]
+#[template(path = "not-available.md", escape = "none")]
+pub struct NotAvailable<'a> {
     pub user: &'a str,
-    pub text: &'a str,
+    pub command: &'a str,
+}
+
+/// A command line that could not be read, or was refused.
+#[derive(Template)]
+#[template(path = "command-error.md", escape = "none")]
+pub struct CommandProblem<'a> {
+    pub user: &'a str,
+    pub line: usize,
+    pub message: &'a str,
 }
 
 /// The marker a reply to `comment_id` carries.
@@ -95,13 +111,15 @@ mod tests {
 
     #[test]
     fn reply_carries_its_marker() {
+        let answers = ["@octo hello".to_string(), "@octo again".to_string()];
         let body = render(&Reply {
             comment_id: 42,
-            user: "octo",
-            text: "hello",
+            answers: &answers,
         });
-        assert!(body.starts_with(&reply_marker(42)));
-        assert!(body.contains("@octo hello"));
+        assert_eq!(
+            body,
+            format!("{}\n@octo hello\n\n@octo again\n", reply_marker(42))
+        );
     }
 }
 

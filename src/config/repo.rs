@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// Where the file lives on the default branch.
 pub const REPO_CONFIG_PATH: &str = ".github/sweepgate.toml";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RepoConfig {
     pub paths: Paths,
@@ -210,18 +210,6 @@ impl Default for Policy {
     }
 }
 
-impl Default for RepoConfig {
-    fn default() -> Self {
-        Self {
-            paths: Paths::default(),
-            labels: Labels::default(),
-            links: Links::default(),
-            sweep: SweepSettings::default(),
-            upstream: Upstream::default(),
-            policy: Policy::default(),
-        }
-    }
-}
 
 /// A configuration file that cannot be used, with its position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -38,6 +38,7 @@ pub struct GitHubConfig {
 #[derive(Clone)]
 pub struct GitHub {
     root: Octocrab,
+    origin: String,
     is_app: bool,
     installs: Arc<Mutex<HashMap<u64, Octocrab>>>,
     policy: RetryPolicy,
@@ -73,8 +74,13 @@ impl GitHub {
         let root = builder
             .build()
             .map_err(|e| GitHubError::Config(e.to_string()))?;
+        let origin = url::Url::parse(&cfg.api_url)
+            .map_err(|e| GitHubError::Config(format!("API URL `{}`: {e}", cfg.api_url)))?
+            .origin()
+            .ascii_serialization();
         Ok(Self {
             root,
+            origin,
             is_app,
             installs: Arc::default(),
             policy: cfg.policy,
@@ -111,6 +117,7 @@ impl GitHub {
     fn api(&self, octo: Octocrab) -> Api {
         Api {
             octo,
+            origin: self.origin.clone(),
             policy: self.policy.clone(),
             sleeper: self.sleeper.clone(),
         }
@@ -160,6 +167,8 @@ impl Response {
 #[derive(Clone)]
 pub struct Api {
     octo: Octocrab,
+    /// `scheme://host[:port]` of the API, to keep pagination on it.
+    origin: String,
     policy: RetryPolicy,
     sleeper: Arc<dyn Sleeper>,
 }
@@ -338,7 +347,21 @@ impl Api {
                 }
             };
             out.extend(items);
-            next = resp.next_link();
+            next = match resp.next_link() {
+                // octocrab authenticates only relative URIs (or
+                // api.github.com), and a link to another host must not get
+                // our token anyway.
+                Some(link) => match link.strip_prefix(self.origin.as_str()) {
+                    Some(rel) if rel.starts_with('/') => Some(rel.to_owned()),
+                    _ => {
+                        return Err(GitHubError::Decode {
+                            path: url,
+                            message: format!("next page `{link}` is not on {}", self.origin),
+                        });
+                    }
+                },
+                None => None,
+            };
         }
         Ok(out)
     }

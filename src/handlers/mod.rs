@@ -1,6 +1,7 @@
 //! One handler per event kind: glue that reads what it needs through the
 //! GitHub client, calls the pure modules (commands, checks, lint) and hands
 //! the result to the publisher. Handlers hold no rules.
+pub mod commands;
 pub mod guide;
 pub mod publish;
 pub mod repo_config;
@@ -37,5 +38,7 @@ pub fn repo_of(ctx: &JobContext) -> Result<RepoName, HandlerError> {
 
 /// Every handler sweepgate has, in the order they run for one job.
 pub fn event_router(services: Services) -> EventRouter {
-    EventRouter::new().with(Arc::new(guide::ContributionGuide::new(services.clone())))
+    EventRouter::new()
+        .with(Arc::new(guide::ContributionGuide::new(services.clone())))
+        .with(Arc::new(commands::Commands::new(services)))
 }

@@ -98,7 +98,7 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
     }
     let json_body = match json_payload(&headers, &body) {
         Ok(b) => b,
-        Err(resp) => return resp,
+        Err(resp) => return *resp,
     };
     let (envelope, _) = match events::parse(event, &json_body) {
         Ok(parsed) => parsed,
@@ -168,7 +168,7 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
 
 /// GitHub sends JSON, or a form with the JSON in `payload=` when the hook is
 /// configured that way; the signature covers the raw body either way.
-fn json_payload(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Response> {
+fn json_payload(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Box<Response>> {
     let ctype = header_str(headers, header::CONTENT_TYPE.as_str())
         .unwrap_or("application/json")
         .split(';')
@@ -182,15 +182,15 @@ fn json_payload(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Response> 
             .find(|(k, _)| k == "payload")
             .map(|(_, v)| v.into_owned().into_bytes())
             .ok_or_else(|| {
-                error(
+                Box::new(error(
                     StatusCode::BAD_REQUEST,
                     "form body without a `payload` field",
-                )
+                ))
             }),
-        other => Err(error(
+        other => Err(Box::new(error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             format!("content type `{other}` is not application/json"),
-        )),
+        ))),
     }
 }
 

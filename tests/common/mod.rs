@@ -1,6 +1,8 @@
 //! Shared test support: every storage and queue test runs on both back ends.
 #![allow(dead_code)]
 
+pub mod transcript;
+
 use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,0 +1,163 @@
+//! Commands in PR comments: parse (only new lines of an edited comment),
+//! authorize through the API, and answer in one reply per comment.
+use super::{Services, publish, repo_of};
+use crate::commands::{
+    self, Actor, AuthorAssociation, Command, ParsedLine, PermissionSource, RepoRole, RoleFuture,
+};
+use crate::comments::{CommandProblem, Help, HelpRow, NotAvailable, Reply, render, reply_marker};
+use crate::events::{Event, Handler, HandlerError, IssueCommentEvent, JobContext};
+use crate::github::{Api, GitHubError};
+use crate::ids::RepoName;
+use async_trait::async_trait;
+
+pub struct Commands {
+    services: Services,
+}
+
+impl Commands {
+    pub fn new(services: Services) -> Self {
+        Self { services }
+    }
+}
+
+/// Roles from the collaborator permission API; a user GitHub does not know
+/// as a collaborator has no role.
+impl PermissionSource for Api {
+    type Error = GitHubError;
+
+    fn role_of<'a>(
+        &'a self,
+        owner: &'a str,
+        repo: &'a str,
+        user: &'a str,
+    ) -> RoleFuture<'a, GitHubError> {
+        Box::pin(async move {
+            let perm = self
+                .collaborator_permission(&RepoName::new(owner, repo), user)
+                .await?;
+            Ok(perm.map_or(RepoRole::None, |p| {
+                RepoRole::from_api(&p.permission, p.role_name.as_deref())
+            }))
+        })
+    }
+}
+
+/// The command lines this delivery should act on.
+fn lines_to_run(ev: &IssueCommentEvent) -> Vec<ParsedLine> {
+    let body = ev.comment.body.as_deref().unwrap_or("");
+    match ev.action.as_str() {
+        "edited" => {
+            let previous = ev
+                .changes
+                .as_ref()
+                .and_then(|c| c.body.as_ref())
+                .map(|b| b.from.as_str());
+            match previous {
+                Some(prev) => commands::new_in_edit(prev, body),
+                // No previous body: GitHub edited something else (e.g. the
+                // title of the thread); nothing new was typed.
+                None => Vec::new(),
+            }
+        }
+        _ => commands::parse_comment(body),
+    }
+}
+
+#[async_trait]
+impl Handler for Commands {
+    fn name(&self) -> &'static str {
+        "commands"
+    }
+
+    fn accepts(&self, kind: &str) -> bool {
+        matches!(kind, "issue_comment.created" | "issue_comment.edited")
+    }
+
+    async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
+        let Event::IssueComment(ev) = event else {
+            return Ok(());
+        };
+        let Some(user) = ev.comment.user.as_ref() else {
+            return Ok(());
+        };
+        // Bots (sweepgate itself included) never command sweepgate.
+        if ev.issue.pull_request.is_none() || user.kind == "Bot" || user.login.ends_with("[bot]") {
+            return Ok(());
+        }
+        let lines = lines_to_run(ev);
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let repo = repo_of(ctx)?;
+        let (owner, name) = repo
+            .parts()
+            .ok_or_else(|| HandlerError::Permanent(format!("`{repo}` is not owner/name")))?;
+        let api = self.services.api(ctx)?;
+        let actor = Actor {
+            login: &user.login,
+            association: AuthorAssociation::parse(ev.comment.author_association.as_deref()),
+        };
+        let pr_author = ev.issue.user.as_ref().map(|u| u.login.as_str());
+        let mut answers = Vec::new();
+        for line in &lines {
+            let cmd = match &line.result {
+                Ok(cmd) => cmd,
+                Err(e) => {
+                    answers.push(render(&CommandProblem {
+                        user: &user.login,
+                        line: line.line,
+                        message: &e.to_string(),
+                    }));
+                    continue;
+                }
+            };
+            // The latest sign-off author matters only to `/verify`, which the
+            // verifier issue brings; until then no one is that author.
+            let decision =
+                commands::authorize_with(&api, owner, name, cmd, actor, pr_author, None).await?;
+            if let Err(refusal) = decision {
+                answers.push(render(&CommandProblem {
+                    user: &user.login,
+                    line: line.line,
+                    message: refusal
+                        .to_string()
+                        .trim_start_matches(&format!("@{} ", user.login)),
+                }));
+                continue;
+            }
+            answers.push(answer(cmd, &user.login));
+        }
+        let body = render(&Reply {
+            comment_id: ev.comment.id.0,
+            answers: &answers,
+        });
+        publish::upsert(
+            &api,
+            &repo,
+            ev.issue.number,
+            &reply_marker(ev.comment.id.0),
+            &body,
+        )
+        .await?;
+        Ok(())
+    }
+}
+
+fn answer(cmd: &Command, user: &str) -> String {
+    match cmd {
+        Command::Help => {
+            let rows: Vec<HelpRow> = commands::help_entries()
+                .into_iter()
+                .map(|e| HelpRow::new(e.syntax, e.description, e.who))
+                .collect();
+            render(&Help {
+                user,
+                commands: &rows,
+            })
+        }
+        other => render(&NotAvailable {
+            user,
+            command: &format!("/{}", other.name().as_str()),
+        }),
+    }
+}

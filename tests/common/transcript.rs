@@ -1,0 +1,207 @@
+//! Transcript tests: a sandbox GitHub, the real router and the real
+//! handlers. Deliveries the sandbox produces are signed and posted to the
+//! router; jobs are drained one at a time; every comment the bot posted or
+//! edited must be consumed by the test, or `finish` fails.
+#![allow(dead_code)]
+
+use super::TestDb;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use sweepgate::config::server::Secret;
+use sweepgate::events::EventRouter;
+use sweepgate::github::{Credentials, GitHub, GitHubConfig, RetryPolicy};
+use sweepgate::handlers::{Services, event_router};
+use sweepgate::queue::JobRunner;
+use sweepgate::sandbox::{Change, PullRequestSpec, Sandbox, SandboxConfig};
+use sweepgate::server::{AppState, router};
+use sweepgate::store::now_ms;
+use tokio::sync::Notify;
+use tower::ServiceExt;
+
+pub const OWNER: &str = "InferenceX";
+pub const REPO: &str = "InferenceX";
+pub const KEY_PEM: &str = include_str!("../../src/sandbox/app-key.pem");
+
+pub struct World {
+    pub sandbox: Sandbox,
+    pub db: TestDb,
+    pub app: axum::Router,
+    pub events: EventRouter,
+    pub installation: u64,
+    /// Bot comments already consumed: id → body as consumed.
+    seen: HashMap<u64, String>,
+}
+
+/// The benchmark repository's default branch, from the real fixtures.
+pub fn fixture_files() -> Vec<(String, Vec<u8>)> {
+    let root = super::shared_dir().join("fixtures/inferencex");
+    [
+        ".github/CODEOWNERS",
+        "configs/nvidia-master.yaml",
+        "configs/amd-master.yaml",
+        "configs/runners.yaml",
+        "perf-changelog.yaml",
+        "docs/PR_REVIEW_CHECKLIST.md",
+        "MODELS.md",
+    ]
+    .into_iter()
+    .map(|p| (p.to_string(), std::fs::read(root.join(p)).unwrap()))
+    .chain([("README.md".to_string(), b"# InferenceX\n".to_vec())])
+    .collect()
+}
+
+impl World {
+    pub async fn new() -> World {
+        Self::with_db(TestDb::sqlite().await).await
+    }
+
+    pub async fn with_db(db: TestDb) -> World {
+        let (sandbox, base) = Sandbox::start_with(SandboxConfig::default()).await.unwrap();
+        sandbox.add_org(OWNER);
+        sandbox
+            .add_repo(OWNER, REPO, "main", fixture_files())
+            .unwrap();
+        let installation = sandbox.install_app(OWNER);
+        let github = GitHub::new(GitHubConfig {
+            api_url: base,
+            credentials: Credentials::App {
+                app_id: sandbox.app_id(),
+                private_key_pem: Secret::new(KEY_PEM),
+            },
+            policy: RetryPolicy {
+                base: Duration::from_millis(1),
+                ..RetryPolicy::default()
+            },
+        })
+        .unwrap();
+        let events = event_router(Services { github });
+        let app = router(AppState::new(
+            db.store.clone(),
+            vec![Secret::new(sandbox.webhook_secret())],
+            Arc::new(Notify::new()),
+        ));
+        // Everything before the scenario (repository set-up) is not news.
+        sandbox.take_deliveries();
+        World {
+            sandbox,
+            db,
+            app,
+            events,
+            installation,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Opens a PR from a new branch with `changes` by `author`.
+    pub fn open_pr(
+        &self,
+        branch: &str,
+        changes: &[Change],
+        author: &str,
+    ) -> sweepgate::sandbox::Pr {
+        self.sandbox
+            .create_branch(OWNER, REPO, branch, "main")
+            .unwrap();
+        self.sandbox
+            .commit_as(OWNER, REPO, branch, changes, "change", author)
+            .unwrap();
+        self.sandbox
+            .open_pr(PullRequestSpec::new(OWNER, REPO, branch, author).title("A recipe change"))
+            .unwrap()
+    }
+
+    /// Posts every pending delivery and runs every job, until quiet.
+    pub async fn deliver(&mut self) {
+        for _ in 0..100 {
+            let posted = self.post_pending().await;
+            let ran = self.drain().await;
+            if posted == 0 && ran == 0 {
+                return;
+            }
+        }
+        panic!("deliveries never settled");
+    }
+
+    /// Signs and posts the sandbox's pending deliveries to the router.
+    pub async fn post_pending(&mut self) -> usize {
+        let deliveries = self.sandbox.take_deliveries();
+        for d in &deliveries {
+            let req = Request::post("/webhook")
+                .header("content-type", "application/json")
+                .header("x-github-event", &d.event)
+                .header("x-github-delivery", &d.id)
+                .header("x-hub-signature-256", &d.signature_256)
+                .body(Body::from(d.body.clone()))
+                .unwrap();
+            let resp = self.app.clone().oneshot(req).await.unwrap();
+            assert!(
+                resp.status() == StatusCode::ACCEPTED || resp.status() == StatusCode::OK,
+                "{} {:?}: {}",
+                d.event,
+                d.action,
+                resp.status()
+            );
+        }
+        deliveries.len()
+    }
+
+    /// Runs queued jobs until none is left; any failure fails the test.
+    pub async fn drain(&mut self) -> usize {
+        let store = self.db.store.clone();
+        let mut ran = 0;
+        while let Some(c) = store
+            .claim("transcript", now_ms(), Duration::from_secs(60))
+            .await
+            .unwrap()
+        {
+            ran += 1;
+            assert!(ran < 10_000, "jobs never drained");
+            match self.events.run(&store, &c.job).await {
+                Ok(outcome) => assert!(store.complete(&c, now_ms(), &outcome).await.unwrap()),
+                Err(f) => panic!("job {} ({}) failed: {}", c.job.id, c.job.kind, f.message),
+            }
+        }
+        ran
+    }
+
+    /// The next bot comment that is new or changed since last consumed.
+    pub fn next_comment(&mut self, pr: u64) -> String {
+        let mut fresh: Vec<_> = self
+            .sandbox
+            .bot_comments(OWNER, REPO, pr)
+            .into_iter()
+            .filter(|c| self.seen.get(&c.id) != Some(&c.body))
+            .collect();
+        fresh.sort_by_key(|c| c.id);
+        let Some(c) = fresh.into_iter().next() else {
+            panic!("expected a bot comment on #{pr}, found none");
+        };
+        self.seen.insert(c.id, c.body.clone());
+        c.body
+    }
+
+    /// Fails on any bot comment (new or edited) the test did not consume.
+    pub fn assert_no_unexpected_comments(&self, pr: u64) {
+        let unexpected: Vec<_> = self
+            .sandbox
+            .bot_comments(OWNER, REPO, pr)
+            .into_iter()
+            .filter(|c| self.seen.get(&c.id) != Some(&c.body))
+            .map(|c| c.body)
+            .collect();
+        assert!(
+            unexpected.is_empty(),
+            "unexpected bot comments: {unexpected:#?}"
+        );
+    }
+
+    pub async fn finish(self, prs: &[u64]) {
+        for pr in prs {
+            self.assert_no_unexpected_comments(*pr);
+        }
+        self.db.cleanup().await;
+    }
+}
