@@ -14,8 +14,13 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
 pub fn init_logging(format: LogFormat) {
+    init_logging_at(format, "info");
+}
+
+/// Logging with `default` as the level when `SWEEPGATE_LOG` is not set.
+pub fn init_logging_at(format: LogFormat, default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SWEEPGATE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     let _ = match format {
         LogFormat::Json => builder.json().try_init(),

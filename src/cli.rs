@@ -20,6 +20,9 @@ enum Command {
     Serve(ServerArgs),
     /// Apply database migrations and exit.
     Migrate(ServerArgs),
+    /// Run sweepgate against the built-in sandbox GitHub and play a
+    /// scripted pull request.
+    Demo(crate::demo::DemoArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -45,6 +48,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let cfg = ServerConfig::resolve(&args)?;
             crate::app::init_logging(cfg.log_format);
             runtime()?.block_on(crate::app::serve(cfg))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Demo(args) => {
+            // The script's own lines are the demo's output; logs only for trouble.
+            crate::app::init_logging_at(crate::config::server::LogFormat::Text, "warn");
+            runtime()?.block_on(crate::demo::run(args))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Migrate(args) => {
