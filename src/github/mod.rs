@@ -5,10 +5,12 @@
 mod client;
 mod rest;
 mod retry;
+mod source;
 
 pub use client::{Api, Credentials, GitHub, GitHubConfig, Response};
 pub use rest::{IssueComment, Permission, PrFile};
 pub use retry::{RetryPolicy, Sleeper, TokioSleeper};
+pub use source::GitHubSource;
 
 use std::time::Duration;
 

@@ -41,6 +41,9 @@ pub enum RepoError {
     },
     #[error("could not run git: {0}")]
     Spawn(String),
+    /// The GitHub-backed source could not read (after its retries).
+    #[error("reading through the GitHub API failed: {0}")]
+    Remote(String),
     #[error("unexpected git output for {args}: {message}")]
     Output { args: String, message: String },
 }
