@@ -945,7 +945,10 @@ impl<'a> Scanner<'a> {
         for (j, &(idx, cs)) in p.lines.iter().enumerate() {
             let l = self.lines[idx];
             let content = &self.body[cs..l.end];
+            // A definition cannot interrupt a paragraph: only at its start
+            // (or where a list item may start a new one).
             if j <= k
+                && (j == 0 || p.soft.contains(&j))
                 && content.trim_start_matches([' ', '\t']).starts_with('[')
                 && rest[off..].contains("]:")
             {
