@@ -216,6 +216,18 @@ fn links_and_images() {
 }
 
 #[test]
+fn pairing_that_differs_from_a_naive_reading() {
+    // cmark pairs backticks left to right; a list item may or may not end the
+    // paragraph; a tag that is not valid raw HTML leaves its backtick free.
+    none("`a\n- b`\n/use `x`");
+    none("<a /x `>\n/use 1`");
+    none("a](x \"`\")\n/use 1`");
+    none("a `b\n===\n/use 1`");
+    none("x\n2. `a\n/use 1`");
+    assert_eq!(texts("a `b` c\n===\n/use 1"), vec!["/use 1"]);
+}
+
+#[test]
 fn zero_width_characters() {
     // Hidden: the line does not start with `/`.
     none("\u{200B}/use 1");
