@@ -52,7 +52,12 @@ fn specs(scenario: &Value) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for block in scenario.as_array().into_iter().flatten() {
         for entry in block["search-space"].as_array().into_iter().flatten() {
-            out.insert(entry["spec-decoding"].as_str().unwrap_or("none").to_string());
+            out.insert(
+                entry["spec-decoding"]
+                    .as_str()
+                    .unwrap_or("none")
+                    .to_string(),
+            );
         }
     }
     out
@@ -128,7 +133,12 @@ fn five_real_keys_resolve_per_launcher() {
 
     // qwen3.5-fp8-h100-sglang-agentic: the L01 trip at HEAD (script deleted by #2561).
     let cfg = config(&all, "qwen3.5-fp8-h100-sglang-agentic");
-    let q = query("qwen3.5-fp8-h100-sglang-agentic", cfg, Scenario::AgenticCoding, "none");
+    let q = query(
+        "qwen3.5-fp8-h100-sglang-agentic",
+        cfg,
+        Scenario::AgenticCoding,
+        "none",
+    );
     let r = t.resolve_label(&q, nodes(&runners, q.runner).as_deref(), &tree);
     assert!(!r.failures().is_empty());
     assert_eq!(
@@ -137,7 +147,12 @@ fn five_real_keys_resolve_per_launcher() {
     );
     // …while its -mtp twin passes.
     let cfg = config(&all, "qwen3.5-fp8-h100-sglang-agentic-mtp");
-    let q = query("qwen3.5-fp8-h100-sglang-agentic-mtp", cfg, Scenario::AgenticCoding, "mtp");
+    let q = query(
+        "qwen3.5-fp8-h100-sglang-agentic-mtp",
+        cfg,
+        Scenario::AgenticCoding,
+        "mtp",
+    );
     let r = t.resolve_label(&q, nodes(&runners, q.runner).as_deref(), &tree);
     assert!(r.failures().is_empty());
     assert_eq!(
@@ -148,13 +163,23 @@ fn five_real_keys_resolve_per_launcher() {
     // AMD: dsr1-fp4-mi355x-atom falls back to the `_atom` legacy name, and
     // dsr1-fp4-mi355x-sglang to the bare one.
     for (key, expect) in [
-        ("dsr1-fp4-mi355x-atom", "benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_atom.sh"),
-        ("dsr1-fp4-mi355x-sglang", "benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x.sh"),
+        (
+            "dsr1-fp4-mi355x-atom",
+            "benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_atom.sh",
+        ),
+        (
+            "dsr1-fp4-mi355x-sglang",
+            "benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x.sh",
+        ),
     ] {
         let cfg = config(&all, key);
         let q = query(key, cfg, Scenario::FixedSeqLen, "none");
         let r = t.resolve_label(&q, nodes(&runners, q.runner).as_deref(), &tree);
-        assert_eq!(r.distinct_scripts().into_iter().collect::<Vec<_>>(), vec![expect], "{key}");
+        assert_eq!(
+            r.distinct_scripts().into_iter().collect::<Vec<_>>(),
+            vec![expect],
+            "{key}"
+        );
         assert!(r.failures().is_empty(), "{key}");
     }
 }
@@ -181,7 +206,11 @@ fn all_single_node_keys_resolve_except_the_known_one() {
             for spec in specs(scenario) {
                 let q = query(key, cfg, sc, &spec);
                 let r = t.resolve_label(&q, nodes(&runners, q.runner).as_deref(), &tree);
-                assert!(r.unknown_launchers.is_empty(), "{key}: {:?}", r.unknown_launchers);
+                assert!(
+                    r.unknown_launchers.is_empty(),
+                    "{key}: {:?}",
+                    r.unknown_launchers
+                );
                 assert!(!r.per_launcher.is_empty(), "{key}");
                 resolved += r.per_launcher.iter().filter(|x| x.ok()).count();
                 if !r.failures().is_empty() {
@@ -219,10 +248,17 @@ fn seed_004_h200_legacy_launchers_expect_the_untagged_name() {
         .map(|f| (f.launcher.as_str(), f.expected()))
         .collect();
     let expected = "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200_mtp.sh";
-    assert_eq!(failing, vec![("h200-cw", Some(expected)), ("h200-nb", Some(expected))]);
+    assert_eq!(
+        failing,
+        vec![("h200-cw", Some(expected)), ("h200-nb", Some(expected))]
+    );
     // The slurm launcher finds the tagged name, so only one script resolves
     // and L02 (existing paths only) stays silent.
-    let dgxc = r.per_launcher.iter().find(|x| x.launcher == "h200-dgxc-slurm").unwrap();
+    let dgxc = r
+        .per_launcher
+        .iter()
+        .find(|x| x.launcher == "h200-dgxc-slurm")
+        .unwrap();
     assert_eq!(
         dgxc.script(),
         Some("benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200_vllm_mtp.sh")
@@ -240,12 +276,22 @@ fn multi_node_recipes_resolve_through_the_overlay() {
     let cfg_files = |key: &str| -> Vec<String> {
         let cfg = config(&all, key);
         let mut out = Vec::new();
-        for sc in cfg["scenarios"].as_object().into_iter().flatten().map(|(_, v)| v) {
+        for sc in cfg["scenarios"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(_, v)| v)
+        {
             for block in sc.as_array().into_iter().flatten() {
                 for e in block["search-space"].as_array().into_iter().flatten() {
                     for role in ["prefill", "decode"] {
-                        for s in e[role]["additional-settings"].as_array().into_iter().flatten() {
-                            if let Some(v) = s.as_str().and_then(|s| s.strip_prefix("CONFIG_FILE=")) {
+                        for s in e[role]["additional-settings"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                        {
+                            if let Some(v) = s.as_str().and_then(|s| s.strip_prefix("CONFIG_FILE="))
+                            {
                                 out.push(v.to_string());
                             }
                         }
@@ -289,9 +335,20 @@ fn multi_node_recipes_resolve_through_the_overlay() {
     let cfg = config(&all, "glm5.1-fp8-b200-tilert");
     let q = query("glm5.1-fp8-b200-tilert", cfg, Scenario::FixedSeqLen, "none");
     let r = t.resolve("b200-dgxc", &q, &tree).unwrap();
-    assert_eq!(r.script(), Some("benchmarks/multi_node/glm5.1_fp8_b200_tilert-disagg.sh"));
+    assert_eq!(
+        r.script(),
+        Some("benchmarks/multi_node/glm5.1_fp8_b200_tilert-disagg.sh")
+    );
     let cfg = config(&all, "dsv4-fp4-gb200-llmd-vllm");
-    let q = query("dsv4-fp4-gb200-llmd-vllm", cfg, Scenario::FixedSeqLen, "none");
+    let q = query(
+        "dsv4-fp4-gb200-llmd-vllm",
+        cfg,
+        Scenario::FixedSeqLen,
+        "none",
+    );
     let r = t.resolve("gb200-nv", &q, &tree).unwrap();
-    assert_eq!(r.script(), Some("benchmarks/multi_node/dsv4_fp4_gb200_llmd-vllm-disagg.sh"));
+    assert_eq!(
+        r.script(),
+        Some("benchmarks/multi_node/dsv4_fp4_gb200_llmd-vllm-disagg.sh")
+    );
 }

@@ -22,7 +22,11 @@ fn git(dir: &Path, args: &[&str]) -> String {
         .env("HOME", dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -57,8 +61,16 @@ fn fixture() -> Fixture {
     let dir = tmp.path().join("repo");
     std::fs::create_dir_all(&dir).unwrap();
     git(&dir, &["init", "-q", "-b", "main"]);
-    write(&dir, "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200_vllm_mtp.sh", SCRIPT);
-    write(&dir, "perf-changelog.yaml", "- config-keys:\n    - dsv4-fp8-h200-vllm\n  pr-link: https://github.com/o/r/pull/1\n");
+    write(
+        &dir,
+        "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200_vllm_mtp.sh",
+        SCRIPT,
+    );
+    write(
+        &dir,
+        "perf-changelog.yaml",
+        "- config-keys:\n    - dsv4-fp8-h200-vllm\n  pr-link: https://github.com/o/r/pull/1\n",
+    );
     std::fs::write(dir.join("logo.bin"), [0u8, 1, 2, 3, 0, 255]).unwrap();
     git(&dir, &["add", "-A"]);
     git(&dir, &["commit", "-q", "-m", "base"]);
@@ -80,7 +92,10 @@ fn fixture() -> Fixture {
     git(&dir, &["rm", "-q", "logo.bin"]);
     write(&dir, "docs/new file.md", "ünïcode path\n");
     git(&dir, &["add", "-A"]);
-    git(&dir, &["commit", "-q", "-m", "rename script, append changelog"]);
+    git(
+        &dir,
+        &["commit", "-q", "-m", "rename script, append changelog"],
+    );
     let head = git(&dir, &["rev-parse", "HEAD"]);
     Fixture {
         _tmp: tmp,
@@ -100,7 +115,10 @@ async fn reads_files_and_resolves_revisions() {
     assert_eq!(repo.resolve(&f.head[..10]).await.unwrap(), f.head);
 
     let at_base = repo
-        .read_file("main", "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200_vllm_mtp.sh")
+        .read_file(
+            "main",
+            "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200_vllm_mtp.sh",
+        )
         .await
         .unwrap();
     assert_eq!(at_base, SCRIPT.as_bytes());
@@ -118,7 +136,10 @@ async fn reads_files_and_resolves_revisions() {
             path: "logo.bin".into()
         }
     );
-    let e = repo.read_file("no-such-branch", "perf-changelog.yaml").await.unwrap_err();
+    let e = repo
+        .read_file("no-such-branch", "perf-changelog.yaml")
+        .await
+        .unwrap_err();
     assert_eq!(
         e,
         RepoError::NoSuchRevision {
@@ -126,13 +147,21 @@ async fn reads_files_and_resolves_revisions() {
         }
     );
     let e = repo.read_file("pr", "benchmarks").await.unwrap_err();
-    assert!(matches!(e, RepoError::NotAFile { ref kind, .. } if kind == "tree"), "{e:?}");
+    assert!(
+        matches!(e, RepoError::NotAFile { ref kind, .. } if kind == "tree"),
+        "{e:?}"
+    );
     assert!(matches!(
         repo.read_file("--output=/tmp/x", "a").await.unwrap_err(),
         RepoError::InvalidArgument(_)
     ));
     assert_eq!(read_optional(&repo, "pr", "logo.bin").await.unwrap(), None);
-    assert!(read_optional(&repo, "main", "logo.bin").await.unwrap().is_some());
+    assert!(
+        read_optional(&repo, "main", "logo.bin")
+            .await
+            .unwrap()
+            .is_some()
+    );
 }
 
 #[tokio::test]
@@ -195,11 +224,17 @@ async fn compares_with_renames_and_hunk_only_patches() {
     assert_eq!(p.added_files().len() + p.modified_files().len(), 1);
 
     let bin = by_path("logo.bin");
-    assert_eq!((bin.status, bin.binary, bin.patch.as_deref()), (FileStatus::Removed, true, None));
+    assert_eq!(
+        (bin.status, bin.binary, bin.patch.as_deref()),
+        (FileStatus::Removed, true, None)
+    );
 
     let added = by_path("docs/new file.md");
     assert_eq!(added.status, FileStatus::Added);
-    assert_eq!(added.patch.as_deref(), Some("@@ -0,0 +1 @@\n+ünïcode path\n"));
+    assert_eq!(
+        added.patch.as_deref(),
+        Some("@@ -0,0 +1 @@\n+ünïcode path\n")
+    );
     assert_eq!(cmp.files.len(), 4);
 }
 
@@ -241,5 +276,8 @@ async fn not_a_repository_and_missing_git_are_git_errors() {
         "{e:?}"
     );
     let repo = GitRepo::new(tmp.path()).with_git("/nonexistent/git");
-    assert!(matches!(repo.resolve("HEAD").await.unwrap_err(), RepoError::Spawn(_)));
+    assert!(matches!(
+        repo.resolve("HEAD").await.unwrap_err(),
+        RepoError::Spawn(_)
+    ));
 }

@@ -77,7 +77,11 @@ proptest! {
 fn deep_nesting_is_bounded() {
     let src = format!("{}x{}", "$(".repeat(3000), ")".repeat(3000));
     let _ = parse_script("deep.sh", src.as_bytes()).expect("grammar runs");
-    let src = format!("{}\n{}", "if true; then\n".repeat(1500), "fi\n".repeat(1500));
+    let src = format!(
+        "{}\n{}",
+        "if true; then\n".repeat(1500),
+        "fi\n".repeat(1500)
+    );
     let f = parse_script("deep_if.sh", src.as_bytes()).expect("grammar runs");
     assert!(f.syntax_errors.is_empty());
 }

@@ -3,7 +3,7 @@
 
 use sweepgate::recipe::script::{
     ArmKind, ClientKind, Engine, EnvKind, FlagForm, InstallTool, RequirementKind, RewriteKind,
-    parse_script, exclusive,
+    exclusive, parse_script,
 };
 
 /// Seed 000 (`benchmarks/single_node/dsr1_fp4_b300_vllm.sh`): an unpinned
@@ -86,7 +86,11 @@ set +x
 
 #[test]
 fn seed_000_install_backend_and_dotted_flag() {
-    let f = parse_script("benchmarks/single_node/dsr1_fp4_b300_vllm.sh", SEED_000.as_bytes()).unwrap();
+    let f = parse_script(
+        "benchmarks/single_node/dsr1_fp4_b300_vllm.sh",
+        SEED_000.as_bytes(),
+    )
+    .unwrap();
     assert!(f.syntax_errors.is_empty(), "{:?}", f.syntax_errors);
     assert!(f.is_recipe());
     assert!(f.is_required("TP") && f.is_required("RESULT_FILENAME"));
@@ -110,32 +114,66 @@ fn seed_000_install_backend_and_dotted_flag() {
     assert_eq!((s.line, s.end_line), (40, 48));
     assert!(inst.line < f.first_server_line().unwrap());
     let backend = s.flag("--attention-backend").unwrap();
-    assert_eq!((backend.value_text(), backend.line), (Some("TOKENSPEED_MLA"), 44));
+    assert_eq!(
+        (backend.value_text(), backend.line),
+        (Some("TOKENSPEED_MLA"), 44)
+    );
     let dotted = s.flag("--attention-config.mla_prefill_backend").unwrap();
-    assert_eq!(dotted.dotted(), Some(("attention-config", "mla_prefill_backend")));
-    assert_eq!((dotted.value_text(), dotted.line), (Some("TOKENSPEED_MLA"), 45));
-    assert_eq!(s.flag("--tensor-parallel-size").unwrap().form, FlagForm::Equals);
+    assert_eq!(
+        dotted.dotted(),
+        Some(("attention-config", "mla_prefill_backend"))
+    );
+    assert_eq!(
+        (dotted.value_text(), dotted.line),
+        (Some("TOKENSPEED_MLA"), 45)
+    );
+    assert_eq!(
+        s.flag("--tensor-parallel-size").unwrap().form,
+        FlagForm::Equals
+    );
     // `$EVAL_CONTEXT_ARGS` is spliced, not taken as the value of `--max-num-seqs`.
     assert_eq!(s.flag("--max-num-seqs").unwrap().value_text(), Some("512"));
     assert!(s.splices("EVAL_CONTEXT_ARGS"));
     let resolved = f.resolved_server_flags(s);
-    let via = resolved.iter().find(|r| r.flag.name == "--max-model-len").unwrap();
+    let via = resolved
+        .iter()
+        .find(|r| r.flag.name == "--max-model-len")
+        .unwrap();
     assert_eq!(via.via, vec!["EVAL_CONTEXT_ARGS".to_string()]);
     assert_eq!(via.branch[0].condition, "[ \"${EVAL_ONLY}\" = \"true\" ]");
 
-    let export = f.env.iter().find(|e| e.name == "VLLM_ENGINE_READY_TIMEOUT_S").unwrap();
+    let export = f
+        .env
+        .iter()
+        .find(|e| e.name == "VLLM_ENGINE_READY_TIMEOUT_S")
+        .unwrap();
     assert_eq!((export.kind.clone(), export.line), (EnvKind::Export, 22));
     assert_eq!(export.value.as_ref().unwrap().text, "3600");
 
-    let bench = f.clients.iter().find(|c| c.kind == ClientKind::BenchmarkServing).unwrap();
+    let bench = f
+        .clients
+        .iter()
+        .find(|c| c.kind == ClientKind::BenchmarkServing)
+        .unwrap();
     assert_eq!(bench.line, 54);
     assert_eq!(bench.flag("--backend").unwrap().value_text(), Some("vllm"));
-    assert_eq!(bench.flag("--result-dir").unwrap().value_text(), Some("/workspace/"));
+    assert_eq!(
+        bench.flag("--result-dir").unwrap().value_text(),
+        Some("/workspace/")
+    );
     assert!(bench.flag("--trust-remote-code").is_some());
     assert!(bench.flag("--use-chat-template").is_none());
-    let setup = f.clients.iter().find(|c| c.kind == ClientKind::SetupEvalContext).unwrap();
+    let setup = f
+        .clients
+        .iter()
+        .find(|c| c.kind == ClientKind::SetupEvalContext)
+        .unwrap();
     assert_eq!(setup.branch[0].kind, ArmKind::If);
-    assert!(f.clients.iter().any(|c| c.kind == ClientKind::Eval && c.line == 68));
+    assert!(
+        f.clients
+            .iter()
+            .any(|c| c.kind == ClientKind::Eval && c.line == 68)
+    );
 }
 
 /// Seed 003 (`benchmarks/single_node/dsv4_fp4_b200_mtp.sh`): `sglang serve`
@@ -221,7 +259,11 @@ set +x
 
 #[test]
 fn seed_003_sglang_serve_hard_coded_tp_and_unused_eval_args() {
-    let f = parse_script("benchmarks/single_node/dsv4_fp4_b200_mtp.sh", SEED_003.as_bytes()).unwrap();
+    let f = parse_script(
+        "benchmarks/single_node/dsv4_fp4_b200_mtp.sh",
+        SEED_003.as_bytes(),
+    )
+    .unwrap();
     assert!(f.syntax_errors.is_empty());
     let s = &f.servers[0];
     assert_eq!(s.engine, Engine::Sglang);
@@ -232,15 +274,26 @@ fn seed_003_sglang_serve_hard_coded_tp_and_unused_eval_args() {
     assert!(f.is_required("TP"));
     let algo = s.flag("--speculative-algo").unwrap();
     assert_eq!((algo.value_text(), algo.line), (Some("EAGLE"), 44));
-    assert_eq!(s.flag("--speculative-num-steps").unwrap().value_text(), Some("3"));
+    assert_eq!(
+        s.flag("--speculative-num-steps").unwrap().value_text(),
+        Some("3")
+    );
     // L07 input: computed under EVAL_ONLY, never reaches the server.
     assert!(!s.splices("EVAL_CONTEXT_ARGS"));
     assert!(!f.is_expanded("EVAL_CONTEXT_ARGS"));
-    let unused: Vec<&str> = f.unused_assignments().iter().map(|a| a.name.as_str()).collect();
+    let unused: Vec<&str> = f
+        .unused_assignments()
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
     assert!(unused.contains(&"EVAL_CONTEXT_ARGS"), "{unused:?}");
     assert!(!unused.contains(&"SERVER_LOG"));
     assert_eq!(f.unsets[0].name, "CUDA_VISIBLE_DEVICES");
-    let bench = &f.clients.iter().find(|c| c.kind == ClientKind::BenchmarkServing).unwrap();
+    let bench = &f
+        .clients
+        .iter()
+        .find(|c| c.kind == ClientKind::BenchmarkServing)
+        .unwrap();
     assert!(bench.flag("--use-chat-template").is_some());
 }
 
@@ -284,7 +337,11 @@ run_benchmark_serving \
 
 #[test]
 fn seed_001_dp_attention_arms_and_speculative_config() {
-    let f = parse_script("benchmarks/single_node/dsv4_fp4_b300_vllm_mtp.sh", SEED_001.as_bytes()).unwrap();
+    let f = parse_script(
+        "benchmarks/single_node/dsv4_fp4_b300_vllm_mtp.sh",
+        SEED_001.as_bytes(),
+    )
+    .unwrap();
     let s = &f.servers[0];
     assert!(s.splices("PARALLEL_ARGS"));
     let spec = s.flag("--speculative-config").unwrap();
@@ -294,7 +351,10 @@ fn seed_001_dp_attention_arms_and_speculative_config() {
     let spec_tokens = f.resolve("SPEC_TOKENS", s.line, &s.branch).unwrap();
     assert_eq!(spec_tokens.literal().as_deref(), Some("1"));
     let underscore = s.flag("--attention_config.use_fp4_indexer_cache").unwrap();
-    assert_eq!(underscore.dotted(), Some(("attention_config", "use_fp4_indexer_cache")));
+    assert_eq!(
+        underscore.dotted(),
+        Some(("attention_config", "use_fp4_indexer_cache"))
+    );
 
     // Both arms reach the server; each flag remembers its arm.
     let resolved = f.resolved_server_flags(s);
@@ -303,16 +363,26 @@ fn seed_001_dp_attention_arms_and_speculative_config() {
         .filter(|r| r.flag.name == "--tensor-parallel-size")
         .collect();
     assert_eq!(tps.len(), 2);
-    let dp_arm = tps.iter().find(|r| r.flag.value_text() == Some("1")).unwrap();
+    let dp_arm = tps
+        .iter()
+        .find(|r| r.flag.value_text() == Some("1"))
+        .unwrap();
     assert_eq!(dp_arm.branch[0].kind, ArmKind::If);
-    assert!(
-        resolved
-            .iter()
-            .any(|r| r.flag.name == "--data-parallel-size"
-                && r.flag.value_text() == Some("$TP")
-                && exclusive(&r.branch, &tps.iter().find(|t| t.flag.value_text() == Some("$TP")).unwrap().branch))
-    );
-    let ep = resolved.iter().find(|r| r.flag.name == "--enable-expert-parallel").unwrap();
+    assert!(resolved.iter().any(|r| {
+        r.flag.name == "--data-parallel-size"
+            && r.flag.value_text() == Some("$TP")
+            && exclusive(
+                &r.branch,
+                &tps.iter()
+                    .find(|t| t.flag.value_text() == Some("$TP"))
+                    .unwrap()
+                    .branch,
+            )
+    }));
+    let ep = resolved
+        .iter()
+        .find(|r| r.flag.name == "--enable-expert-parallel")
+        .unwrap();
     assert!(ep.branch[0].condition.contains("DP_ATTENTION"));
     let bench = &f.clients[0];
     assert!(bench.flag("--dsv4").is_some());
@@ -395,7 +465,11 @@ fi
 
 #[test]
 fn agentic_array_launch_case_arms_and_k_pairs() {
-    let f = parse_script("benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh", AGENTIC.as_bytes()).unwrap();
+    let f = parse_script(
+        "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh",
+        AGENTIC.as_bytes(),
+    )
+    .unwrap();
     assert!(f.syntax_errors.is_empty());
     assert_eq!(f.servers.len(), 1, "printf of the array is not a launch");
     let s = &f.servers[0];
@@ -406,18 +480,35 @@ fn agentic_array_launch_case_arms_and_k_pairs() {
     assert!(s.splices("SPEC_ARGS") && s.splices("CP_ARGS") && s.splices("OFFLOAD_ARGS"));
 
     let resolved = f.resolved_server_flags(s);
-    let dcp = resolved.iter().find(|r| r.flag.name == "--decode-context-parallel-size").unwrap();
+    let dcp = resolved
+        .iter()
+        .find(|r| r.flag.name == "--decode-context-parallel-size")
+        .unwrap();
     assert_eq!(dcp.via, vec!["CP_ARGS".to_string()]);
-    let spec = resolved.iter().find(|r| r.flag.name == "--speculative-config").unwrap();
+    let spec = resolved
+        .iter()
+        .find(|r| r.flag.name == "--speculative-config")
+        .unwrap();
     assert_eq!(spec.flag.value_text(), Some("$SPEC_CONFIG"));
-    let kv = resolved.iter().find(|r| r.flag.name == "--kv-transfer-config").unwrap();
+    let kv = resolved
+        .iter()
+        .find(|r| r.flag.name == "--kv-transfer-config")
+        .unwrap();
     assert_eq!(kv.branch[0].kind, ArmKind::CaseItem);
     assert_eq!(kv.branch[0].patterns, vec!["mooncake".to_string()]);
     assert_eq!(kv.branch[0].condition, "\"${KV_OFFLOAD_BACKEND:-}\"");
 
     // (K, AL) per arm: pair assignments that are not exclusive.
-    let ks: Vec<_> = f.assignments.iter().filter(|a| a.name == "NUM_SPEC_TOKENS").collect();
-    let als: Vec<_> = f.assignments.iter().filter(|a| a.name == "SYNTHETIC_ACCEPT_LEN").collect();
+    let ks: Vec<_> = f
+        .assignments
+        .iter()
+        .filter(|a| a.name == "NUM_SPEC_TOKENS")
+        .collect();
+    let als: Vec<_> = f
+        .assignments
+        .iter()
+        .filter(|a| a.name == "SYNTHETIC_ACCEPT_LEN")
+        .collect();
     let pairs: Vec<(String, String)> = ks
         .iter()
         .flat_map(|k| {
@@ -426,7 +517,10 @@ fn agentic_array_launch_case_arms_and_k_pairs() {
                 .map(|al| (k.value_text(), al.value_text()))
         })
         .collect();
-    assert_eq!(pairs, vec![("7".into(), "3.84".into()), ("3".into(), "3.00".into())]);
+    assert_eq!(
+        pairs,
+        vec![("7".into(), "3.84".into()), ("3".into(), "3.00".into())]
+    );
     let zero = ks.iter().find(|k| k.value_text() == "0").unwrap();
     assert_eq!(zero.branch[0].kind, ArmKind::Else);
 
@@ -441,7 +535,11 @@ fn agentic_array_launch_case_arms_and_k_pairs() {
     assert!(inner.preceding[0].contains("EVAL_ONLY"));
 
     // L06 input: PREFIX_CACHE_ARGS is set but never expanded.
-    let unused: Vec<&str> = f.unused_assignments().iter().map(|a| a.name.as_str()).collect();
+    let unused: Vec<&str> = f
+        .unused_assignments()
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
     assert!(unused.contains(&"PREFIX_CACHE_ARGS"), "{unused:?}");
     assert!(!unused.contains(&"SPEC_ARGS"));
 
@@ -451,8 +549,19 @@ fn agentic_array_launch_case_arms_and_k_pairs() {
     assert_eq!(install.branch[0].kind, ArmKind::CaseItem);
 
     let kinds: Vec<ClientKind> = f.clients.iter().map(|c| c.kind).collect();
-    assert_eq!(kinds, vec![ClientKind::Eval, ClientKind::BuildReplay, ClientKind::AgenticReplay]);
-    assert!(f.assignments.iter().any(|a| a.name == "REPLAY_CMD" && a.append));
+    assert_eq!(
+        kinds,
+        vec![
+            ClientKind::Eval,
+            ClientKind::BuildReplay,
+            ClientKind::AgenticReplay
+        ]
+    );
+    assert!(
+        f.assignments
+            .iter()
+            .any(|a| a.name == "REPLAY_CMD" && a.append)
+    );
 }
 
 /// verifier-checks Check 10 trip (`agentic/qwen3.5_fp8_h200_mtp.sh` line 133):
@@ -487,25 +596,49 @@ python3 -m sglang.launch_server --model-path "$MODEL" --tp "$TP" &
 
 #[test]
 fn rewrites_heredocs_and_installs() {
-    let f = parse_script("benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh", PATCHING.as_bytes()).unwrap();
+    let f = parse_script(
+        "benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh",
+        PATCHING.as_bytes(),
+    )
+    .unwrap();
     assert!(f.syntax_errors.is_empty(), "{:?}", f.syntax_errors);
-    let sed: Vec<_> = f.rewrites.iter().filter(|r| r.kind == RewriteKind::SedInPlace).collect();
+    let sed: Vec<_> = f
+        .rewrites
+        .iter()
+        .filter(|r| r.kind == RewriteKind::SedInPlace)
+        .collect();
     assert_eq!(sed.len(), 1, "sed without -i is not a rewrite");
     assert_eq!(sed[0].line, 6);
     assert_eq!(sed[0].detail, "s/self.tokenizer_worker_num > 1/False/");
     assert!(sed[0].targets[0].text.ends_with("multi_tokenizer_mixin.py"));
     assert!(sed[0].touches_engine_path());
 
-    let git = f.rewrites.iter().find(|r| r.kind == RewriteKind::GitApply).unwrap();
+    let git = f
+        .rewrites
+        .iter()
+        .find(|r| r.kind == RewriteKind::GitApply)
+        .unwrap();
     assert_eq!((git.line, git.detail.as_str()), (9, "/workspace/fix.patch"));
-    let patch = f.rewrites.iter().find(|r| r.kind == RewriteKind::Patch).unwrap();
+    let patch = f
+        .rewrites
+        .iter()
+        .find(|r| r.kind == RewriteKind::Patch)
+        .unwrap();
     assert_eq!(patch.detail, "fix.diff");
     assert!(patch.touches_engine_path());
-    let cp = f.rewrites.iter().find(|r| r.kind == RewriteKind::Copy).unwrap();
+    let cp = f
+        .rewrites
+        .iter()
+        .find(|r| r.kind == RewriteKind::Copy)
+        .unwrap();
     assert!(cp.targets[0].vars.contains(&"VLLM_DIR".to_string()));
     let vllm_dir = f.resolve("VLLM_DIR", cp.line, &cp.branch).unwrap();
     assert!(vllm_dir.value_text().contains("vllm.__file__"));
-    let py = f.rewrites.iter().find(|r| r.kind == RewriteKind::InlineProgram).unwrap();
+    let py = f
+        .rewrites
+        .iter()
+        .find(|r| r.kind == RewriteKind::InlineProgram)
+        .unwrap();
     assert_eq!(py.line, 13);
     assert!(py.touches_engine_path());
 
@@ -514,19 +647,40 @@ fn rewrites_heredocs_and_installs() {
     assert_eq!(yaml.delimiter, "EOF");
     assert_eq!(yaml.body_line, 19);
     assert!(yaml.body.contains("max_draft_len: $K"));
-    assert_eq!(yaml.target.as_ref().unwrap().text, "$RESULT_DIR/config.yaml");
+    assert_eq!(
+        yaml.target.as_ref().unwrap().text,
+        "$RESULT_DIR/config.yaml"
+    );
     assert!(f.is_expanded("K"), "heredoc bodies expand variables");
-    assert!(f.heredocs.iter().any(|h| h.command == "python3" && h.quoted));
+    assert!(
+        f.heredocs
+            .iter()
+            .any(|h| h.command == "python3" && h.quoted)
+    );
 
-    let uv = f.installs.iter().find(|i| i.tool == InstallTool::UvPip).unwrap();
+    let uv = f
+        .installs
+        .iter()
+        .find(|i| i.tool == InstallTool::UvPip)
+        .unwrap();
     assert_eq!(uv.requirements[0].kind, RequirementKind::Unpinned);
     assert_eq!(uv.options[0].name, "--system");
-    let pyp = f.installs.iter().find(|i| i.tool == InstallTool::PythonPip).unwrap();
+    let pyp = f
+        .installs
+        .iter()
+        .find(|i| i.tool == InstallTool::PythonPip)
+        .unwrap();
     let kinds: Vec<_> = pyp.requirements.iter().map(|r| r.kind.clone()).collect();
-    assert_eq!(kinds, vec![RequirementKind::RequirementsFile, RequirementKind::Pinned]);
+    assert_eq!(
+        kinds,
+        vec![RequirementKind::RequirementsFile, RequirementKind::Pinned]
+    );
 
     let s = &f.servers[0];
-    assert_eq!((s.engine, s.entry.as_str()), (Engine::Sglang, "python3 -m sglang.launch_server"));
+    assert_eq!(
+        (s.engine, s.entry.as_str()),
+        (Engine::Sglang, "python3 -m sglang.launch_server")
+    );
 }
 
 /// A TRT-LLM agentic script (`agentic/minimaxm3_fp4_b200_trt_mtp.sh` pattern):
@@ -555,7 +709,11 @@ python3 -m dynamo.sglang --model-path "$MODEL" &
 #[test]
 fn trt_behind_mpirun_atom_with_prefix_env_and_dynamo() {
     let f = parse_script("t.sh", TRT_ATOM.as_bytes()).unwrap();
-    let trt = f.servers.iter().find(|s| s.engine == Engine::Trtllm).unwrap();
+    let trt = f
+        .servers
+        .iter()
+        .find(|s| s.engine == Engine::Trtllm)
+        .unwrap();
     assert_eq!(trt.wrapper[0], "mpirun");
     assert_eq!(trt.entry, "trtllm-serve");
     assert_eq!(trt.positionals[0].text, "$MODEL_PATH");
@@ -577,12 +735,20 @@ fn trt_behind_mpirun_atom_with_prefix_env_and_dynamo() {
     assert!(matches!(atom.prefix_env[0].kind, EnvKind::Prefix(ref c) if c == "python3"));
     assert_eq!(atom.flag("--method").unwrap().value_text(), Some("mtp"));
     assert_eq!(atom.flag("--spec-decode-acceptance-rate").unwrap().line, 17);
-    assert!(f.servers.iter().any(|s| matches!(s.engine, Engine::Dynamo(_))));
+    assert!(
+        f.servers
+            .iter()
+            .any(|s| matches!(s.engine, Engine::Dynamo(_)))
+    );
 }
 
 #[test]
 fn syntax_errors_are_reported_not_fatal() {
-    let f = parse_script("broken.sh", b"if [ \"$X\" = 1 ]; then\n  vllm serve m --tp 8\n").unwrap();
+    let f = parse_script(
+        "broken.sh",
+        b"if [ \"$X\" = 1 ]; then\n  vllm serve m --tp 8\n",
+    )
+    .unwrap();
     assert!(!f.syntax_errors.is_empty());
     assert_eq!(f.loc(2).to_string(), "broken.sh:2:1");
 }

@@ -54,7 +54,11 @@ pub struct ScriptQuery<'a> {
 
 impl ScriptQuery<'_> {
     fn spec_suffix(&self) -> &'static str {
-        if self.spec_decoding == "mtp" { "_mtp" } else { "" }
+        if self.spec_decoding == "mtp" {
+            "_mtp"
+        } else {
+            ""
+        }
     }
 }
 
@@ -343,7 +347,10 @@ impl LabelResolution {
 
     /// Distinct scripts that resolve; more than one breaks L02.
     pub fn distinct_scripts(&self) -> BTreeSet<&str> {
-        self.per_launcher.iter().filter_map(|r| r.script()).collect()
+        self.per_launcher
+            .iter()
+            .filter_map(|r| r.script())
+            .collect()
     }
 
     /// Script names every launcher of the label would run (the intersection
@@ -427,7 +434,12 @@ impl LauncherTable {
     }
 
     /// Resolve the config on one launcher.
-    pub fn resolve(&self, launcher: &str, q: &ScriptQuery<'_>, tree: &dyn Tree) -> Option<Resolution> {
+    pub fn resolve(
+        &self,
+        launcher: &str,
+        q: &ScriptQuery<'_>,
+        tree: &dyn Tree,
+    ) -> Option<Resolution> {
         let rule = self.rule(launcher)?;
         let launcher_path = self.layout.launcher_pattern.replace("{name}", launcher);
         let route = if q.multinode {
@@ -444,7 +456,12 @@ impl LauncherTable {
     }
 
     /// Resolve the config on every launcher its runner label reaches.
-    pub fn resolve_label(&self, q: &ScriptQuery<'_>, nodes: Option<&[String]>, tree: &dyn Tree) -> LabelResolution {
+    pub fn resolve_label(
+        &self,
+        q: &ScriptQuery<'_>,
+        nodes: Option<&[String]>,
+        tree: &dyn Tree,
+    ) -> LabelResolution {
         let mut per_launcher = Vec::new();
         let mut unknown_launchers = Vec::new();
         for l in self.launchers_for_label(q.runner, nodes) {
@@ -461,7 +478,12 @@ impl LauncherTable {
         }
     }
 
-    fn single_node_route(&self, rule: &LauncherRule, q: &ScriptQuery<'_>, tree: &dyn Tree) -> Route {
+    fn single_node_route(
+        &self,
+        rule: &LauncherRule,
+        q: &ScriptQuery<'_>,
+        tree: &dyn Tree,
+    ) -> Route {
         let base = format!(
             "{}{}{}_{}_{}",
             self.layout.single_node_root,
@@ -504,7 +526,9 @@ impl LauncherTable {
     fn multi_node_route(&self, rule: &LauncherRule, q: &ScriptQuery<'_>, tree: &dyn Tree) -> Route {
         let has_config = !q.config_files.is_empty();
         for m in &rule.multi_node_scripts {
-            if m.frameworks.iter().any(|f| f == q.framework) && (!m.without_config_file || !has_config) {
+            if m.frameworks.iter().any(|f| f == q.framework)
+                && (!m.without_config_file || !has_config)
+            {
                 let path = m
                     .template
                     .replace("{prefix}", q.model_prefix)
@@ -523,7 +547,12 @@ impl LauncherTable {
             }
         }
         if has_config {
-            return Route::Recipes(q.config_files.iter().map(|c| self.recipe_ref(c, tree)).collect());
+            return Route::Recipes(
+                q.config_files
+                    .iter()
+                    .map(|c| self.recipe_ref(c, tree))
+                    .collect(),
+            );
         }
         if rule.multi_node_single_fallback {
             let path = format!(
@@ -599,7 +628,13 @@ mod tests {
     fn families_build_their_names() {
         let t = LauncherTable::default();
         let empty = tree(&[]);
-        let path = |l: &str, q: ScriptQuery| t.resolve(l, &q, &empty).unwrap().expected().unwrap().to_string();
+        let path = |l: &str, q: ScriptQuery| {
+            t.resolve(l, &q, &empty)
+                .unwrap()
+                .expected()
+                .unwrap()
+                .to_string()
+        };
         assert_eq!(
             path("h200-cw", q("trt", "mtp", "h200")),
             "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200_trt_mtp.sh"
@@ -612,21 +647,44 @@ mod tests {
             path("mi355x-amds", q("atom", "none", "mi355x")),
             "benchmarks/single_node/fixed_seq_len/dsv4_fp8_mi355x_atom.sh"
         );
-        let r = t.resolve("rtx6000pro-lat", &q("sglang", "mtp", "rtx6000pro"), &empty).unwrap();
+        let r = t
+            .resolve("rtx6000pro-lat", &q("sglang", "mtp", "rtx6000pro"), &empty)
+            .unwrap();
         assert!(matches!(r.route, Route::Script { ref candidates, .. } if candidates.len() == 2));
-        let gb = t.resolve("gb300-nv", &q("sglang", "none", "gb300"), &empty).unwrap();
+        let gb = t
+            .resolve("gb300-nv", &q("sglang", "none", "gb300"), &empty)
+            .unwrap();
         assert!(matches!(gb.route, Route::Unsupported(_)));
     }
 
     #[test]
     fn labels_map_by_nodes_name_or_sku() {
         let t = LauncherTable::default();
-        let nodes = vec!["h200-cw_00".to_string(), "h200-cw_01".into(), "h200-dgxc-slurm_3".into()];
-        assert_eq!(t.launchers_for_label("h200", Some(&nodes)), vec!["h200-cw", "h200-dgxc-slurm"]);
-        assert_eq!(t.launchers_for_label("cluster:mi325x-tw", None), vec!["mi325x-tw"]);
-        assert_eq!(t.launchers_for_label("h200-dgxc", None), vec!["h200-dgxc-slurm"]);
-        assert_eq!(t.launchers_for_label("h200-new", None), vec!["h200-dgxc-slurm", "h200-cw", "h200-nb"]);
+        let nodes = vec![
+            "h200-cw_00".to_string(),
+            "h200-cw_01".into(),
+            "h200-dgxc-slurm_3".into(),
+        ];
+        assert_eq!(
+            t.launchers_for_label("h200", Some(&nodes)),
+            vec!["h200-cw", "h200-dgxc-slurm"]
+        );
+        assert_eq!(
+            t.launchers_for_label("cluster:mi325x-tw", None),
+            vec!["mi325x-tw"]
+        );
+        assert_eq!(
+            t.launchers_for_label("h200-dgxc", None),
+            vec!["h200-dgxc-slurm"]
+        );
+        assert_eq!(
+            t.launchers_for_label("h200-new", None),
+            vec!["h200-dgxc-slurm", "h200-cw", "h200-nb"]
+        );
         assert_eq!(sku_of("cluster:b200-dgxc"), "b200");
-        assert_eq!(strip_override("recipes/a/b.yaml:override[1]"), "recipes/a/b.yaml");
+        assert_eq!(
+            strip_override("recipes/a/b.yaml:override[1]"),
+            "recipes/a/b.yaml"
+        );
     }
 }

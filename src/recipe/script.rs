@@ -325,9 +325,7 @@ impl Assignment {
         }
         let t = w.text.trim();
         let inner = t.strip_prefix("${")?.strip_suffix('}')?;
-        let (var, default) = inner
-            .split_once(":-")
-            .or_else(|| inner.split_once('-'))?;
+        let (var, default) = inner.split_once(":-").or_else(|| inner.split_once('-'))?;
         if var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !default.contains('$') {
             Some(default.to_string())
         } else {
@@ -560,7 +558,9 @@ impl ScriptFacts {
     }
 
     pub fn is_required(&self, name: &str) -> bool {
-        self.required.iter().any(|r| r.names.iter().any(|n| n == name))
+        self.required
+            .iter()
+            .any(|r| r.names.iter().any(|n| n == name))
     }
 
     /// Names assigned anywhere (`NAME=`, `NAME+=`, `NAME=(`, `local`, `for NAME`).
@@ -581,7 +581,10 @@ impl ScriptFacts {
         self.env
             .iter()
             .any(|e| e.name == name && matches!(e.kind, EnvKind::Export | EnvKind::Declare))
-            || self.assignments.iter().any(|a| a.name == name && a.exported)
+            || self
+                .assignments
+                .iter()
+                .any(|a| a.name == name && a.exported)
     }
 
     /// Assignments of variables never expanded and never exported (L06 input;
@@ -590,7 +593,9 @@ impl ScriptFacts {
         let used: HashSet<&str> = self.expansions.iter().map(|e| e.name.as_str()).collect();
         self.assignments
             .iter()
-            .filter(|a| !a.loop_var && !used.contains(a.name.as_str()) && !self.is_exported(&a.name))
+            .filter(|a| {
+                !a.loop_var && !used.contains(a.name.as_str()) && !self.is_exported(&a.name)
+            })
             .collect()
     }
 
@@ -629,13 +634,29 @@ impl ScriptFacts {
                 branch: Vec::new(),
             })
             .collect();
-        let at = launch.invoked_at.iter().copied().max().unwrap_or(launch.end_line);
+        let at = launch
+            .invoked_at
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(launch.end_line);
         let mut seen = HashSet::new();
         for s in &launch.splats {
-            self.splat_flags(&s.var, at, &launch.branch, &mut Vec::new(), &mut seen, &mut out);
+            self.splat_flags(
+                &s.var,
+                at,
+                &launch.branch,
+                &mut Vec::new(),
+                &mut seen,
+                &mut out,
+            );
         }
         if let Some(var) = &launch.via_var {
-            for a in self.assignments.iter().filter(|a| &a.name == var && a.append) {
+            for a in self
+                .assignments
+                .iter()
+                .filter(|a| &a.name == var && a.append)
+            {
                 self.assignment_flags(a, at, &mut vec![var.clone()], &mut seen, &mut out);
             }
         }
@@ -655,7 +676,14 @@ impl ScriptFacts {
             .collect();
         let mut seen = HashSet::new();
         for s in &call.splats {
-            self.splat_flags(&s.var, call.line, &call.branch, &mut Vec::new(), &mut seen, &mut out);
+            self.splat_flags(
+                &s.var,
+                call.line,
+                &call.branch,
+                &mut Vec::new(),
+                &mut seen,
+                &mut out,
+            );
         }
         out
     }
@@ -818,7 +846,8 @@ fn parse_args(words: &[Word], flaglike: &HashSet<String>) -> ParsedArgs {
             None
         }
     };
-    let is_flag = |t: &str| t.len() > 1 && t.starts_with('-') && t.parse::<f64>().is_err() && t != "--";
+    let is_flag =
+        |t: &str| t.len() > 1 && t.starts_with('-') && t.parse::<f64>().is_err() && t != "--";
     let mut out = ParsedArgs {
         flags: Vec::new(),
         positionals: Vec::new(),
@@ -1117,7 +1146,11 @@ impl<'s> Walker<'s> {
             let arm = Arm {
                 construct,
                 index: i + 1,
-                kind: if is_elif { ArmKind::Elif } else { ArmKind::Else },
+                kind: if is_elif {
+                    ArmKind::Elif
+                } else {
+                    ArmKind::Else
+                },
                 condition: cond_text.clone(),
                 patterns: Vec::new(),
                 preceding: preceding.clone(),
@@ -1140,13 +1173,15 @@ impl<'s> Walker<'s> {
     fn visit_case(&mut self, n: Node, depth: usize) {
         let construct = self.new_construct();
         let subject = n.child_by_field_name("value");
-        let subject_text = subject.map(|s| self.text(s).to_string()).unwrap_or_default();
+        let subject_text = subject
+            .map(|s| self.text(s).to_string())
+            .unwrap_or_default();
         if let Some(s) = subject {
             self.visit(s, depth + 1);
         }
         let mut preceding: Vec<String> = Vec::new();
-        let mut index = 0;
-        for item in children(n).into_iter().filter(|c| c.kind() == "case_item") {
+        let items = children(n).into_iter().filter(|c| c.kind() == "case_item");
+        for (index, item) in items.enumerate() {
             let mut patterns = Vec::new();
             let mut body = Vec::new();
             let ics = children(item);
@@ -1172,7 +1207,6 @@ impl<'s> Walker<'s> {
             };
             self.with_arm(arm, &body, depth);
             preceding.push(patterns.join("|"));
-            index += 1;
         }
     }
 
@@ -1468,7 +1502,10 @@ impl<'s> Walker<'s> {
                     }
                 }
             }
-            "variable_name" if n.parent().is_some_and(|p| p.kind() != "variable_assignment") => {
+            "variable_name"
+                if n.parent()
+                    .is_some_and(|p| p.kind() != "variable_assignment") =>
+            {
                 out.push(self.text(n).to_string())
             }
             _ => {
@@ -1630,13 +1667,8 @@ impl<'s> Walker<'s> {
         let name_word = self.word(inner_name);
         let name = name_word.text.clone();
         let line = line_of(n);
-        let end_line = end_line_of(n).max(
-            redirects
-                .iter()
-                .map(|r| end_line_of(*r))
-                .max()
-                .unwrap_or(0),
-        );
+        let end_line =
+            end_line_of(n).max(redirects.iter().map(|r| end_line_of(*r)).max().unwrap_or(0));
         let prefix_env: Vec<EnvVar> = prefix_nodes
             .iter()
             .map(|p| EnvVar {
@@ -1693,8 +1725,12 @@ impl<'s> Walker<'s> {
                 });
                 return;
             }
-            "run_benchmark_serving" | "build_replay_cmd" | "run_agentic_replay_and_write_outputs"
-            | "run_eval" | "run_lm_eval" | "setup_eval_context" => {
+            "run_benchmark_serving"
+            | "build_replay_cmd"
+            | "run_agentic_replay_and_write_outputs"
+            | "run_eval"
+            | "run_lm_eval"
+            | "setup_eval_context" => {
                 let kind = match base {
                     "run_benchmark_serving" => ClientKind::BenchmarkServing,
                     "build_replay_cmd" => ClientKind::BuildReplay,
@@ -1787,7 +1823,8 @@ impl<'s> Walker<'s> {
                 return;
             }
             "cp" | "mv" | "install" | "rsync" => {
-                let operands: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+                let operands: Vec<&Word> =
+                    args.iter().filter(|a| !a.text.starts_with('-')).collect();
                 if operands.len() >= 2
                     && let Some(dst) = operands.last()
                 {
@@ -1796,7 +1833,13 @@ impl<'s> Walker<'s> {
                         .map(|w| w.text.as_str())
                         .collect::<Vec<_>>()
                         .join(" ");
-                    self.push_rewrite(RewriteKind::Copy, vec![(*dst).clone()], detail, line, end_line);
+                    self.push_rewrite(
+                        RewriteKind::Copy,
+                        vec![(*dst).clone()],
+                        detail,
+                        line,
+                        end_line,
+                    );
                 }
                 return;
             }
@@ -1890,7 +1933,13 @@ impl<'s> Walker<'s> {
             }
             i += 1;
         }
-        self.push_rewrite(RewriteKind::SedInPlace, targets, exprs.join("; "), line, end_line);
+        self.push_rewrite(
+            RewriteKind::SedInPlace,
+            targets,
+            exprs.join("; "),
+            line,
+            end_line,
+        );
     }
 
     fn push_rewrite(
@@ -1918,7 +1967,8 @@ impl<'s> Walker<'s> {
             let body = rcs.iter().find(|c| c.kind() == "heredoc_body");
             let end = rcs.iter().find(|c| c.kind() == "heredoc_end");
             let start_text = start.map(|s| self.text(*s)).unwrap_or("");
-            let quoted = start_text.contains('\'') || start_text.contains('"') || start_text.contains('\\');
+            let quoted =
+                start_text.contains('\'') || start_text.contains('"') || start_text.contains('\\');
             let delimiter = start_text
                 .trim_matches(|c| c == '\'' || c == '"' || c == '\\' || c == '-')
                 .to_string();
@@ -1929,7 +1979,12 @@ impl<'s> Walker<'s> {
                 .iter()
                 .copied()
                 .filter(|c| c.kind() == "file_redirect")
-                .chain(redirects.iter().copied().filter(|c| c.kind() == "file_redirect"))
+                .chain(
+                    redirects
+                        .iter()
+                        .copied()
+                        .filter(|c| c.kind() == "file_redirect"),
+                )
                 .collect();
             let target = nested.iter().find_map(|f| {
                 let t = self.text(*f).trim_start();
@@ -1954,12 +2009,34 @@ impl<'s> Walker<'s> {
             if let Some(t) = target.clone()
                 && matches!(base, "cat" | "tee" | "")
             {
-                self.push_rewrite(RewriteKind::HeredocWrite, vec![t], body_text.clone(), line, doc.end_line);
+                self.push_rewrite(
+                    RewriteKind::HeredocWrite,
+                    vec![t],
+                    body_text.clone(),
+                    line,
+                    doc.end_line,
+                );
             } else if base == "tee" {
-                let targets: Vec<Word> = args.iter().filter(|a| !a.text.starts_with('-')).cloned().collect();
-                self.push_rewrite(RewriteKind::HeredocWrite, targets, body_text.clone(), line, doc.end_line);
+                let targets: Vec<Word> = args
+                    .iter()
+                    .filter(|a| !a.text.starts_with('-'))
+                    .cloned()
+                    .collect();
+                self.push_rewrite(
+                    RewriteKind::HeredocWrite,
+                    targets,
+                    body_text.clone(),
+                    line,
+                    doc.end_line,
+                );
             } else if base.starts_with("python") || matches!(base, "bash" | "sh" | "perl") {
-                self.push_rewrite(RewriteKind::InlineProgram, Vec::new(), body_text.clone(), line, doc.end_line);
+                self.push_rewrite(
+                    RewriteKind::InlineProgram,
+                    Vec::new(),
+                    body_text.clone(),
+                    line,
+                    doc.end_line,
+                );
             }
             self.facts.heredocs.push(doc);
         }
@@ -2016,8 +2093,18 @@ impl<'s> Walker<'s> {
 
 /// Commands that print or store a command line rather than run it.
 const NOT_LAUNCHERS: [&str; 12] = [
-    "echo", "printf", "cat", "grep", "tee", "write_command", "log", "sed", "awk", "type",
-    "command", "which",
+    "echo",
+    "printf",
+    "cat",
+    "grep",
+    "tee",
+    "write_command",
+    "log",
+    "sed",
+    "awk",
+    "type",
+    "command",
+    "which",
 ];
 
 /// Find the engine entry point in a word list: (engine, index, words used).
@@ -2082,7 +2169,11 @@ fn is_external_client(all: &[Word]) -> bool {
     let b = basename(t(0));
     (b == "vllm" && t(1) == "bench")
         || (b.starts_with("python")
-            && (t(1) == "-m" && matches!(t(2), "sglang.bench_serving" | "sglang.bench_one_batch_server")
+            && (t(1) == "-m"
+                && matches!(
+                    t(2),
+                    "sglang.bench_serving" | "sglang.bench_one_batch_server"
+                )
                 || t(1).ends_with("benchmark_serving.py")))
         || b == "benchmark_serving.py"
 }
@@ -2258,7 +2349,11 @@ pub fn classify_requirement(w: &Word) -> Requirement {
             None,
         );
     }
-    if spec.starts_with('.') || spec.starts_with('/') || lower.ends_with(".whl") || spec.starts_with('$') {
+    if spec.starts_with('.')
+        || spec.starts_with('/')
+        || lower.ends_with(".whl")
+        || spec.starts_with('$')
+    {
         return mk(RequirementKind::LocalPath, None);
     }
     let name_end = spec
@@ -2275,7 +2370,7 @@ pub fn classify_requirement(w: &Word) -> Requirement {
     let pinned = (rest.starts_with("==") || rest.starts_with("==="))
         && !rest.contains(',')
         && !rest.contains('*')
-        && rest.trim_start_matches('=').trim().len() > 0;
+        && !rest.trim_start_matches('=').trim().is_empty();
     mk(
         if pinned {
             RequirementKind::Pinned
@@ -2340,9 +2435,15 @@ mod tests {
         assert_eq!(s.engine, Engine::Vllm);
         assert_eq!(s.positionals[0].text, "$MODEL");
         let tp = s.flag("--tensor-parallel-size").unwrap();
-        assert_eq!((tp.form, tp.line, tp.value_text()), (FlagForm::Equals, 2, Some("$TP")));
+        assert_eq!(
+            (tp.form, tp.line, tp.value_text()),
+            (FlagForm::Equals, 2, Some("$TP"))
+        );
         let seqs = s.flag("--max-num-seqs").unwrap();
-        assert_eq!((seqs.form, seqs.line, seqs.value_text()), (FlagForm::Separate, 3, Some("512")));
+        assert_eq!(
+            (seqs.form, seqs.line, seqs.value_text()),
+            (FlagForm::Separate, 3, Some("512"))
+        );
         assert_eq!(s.flag("--trust-remote-code").unwrap().form, FlagForm::Bare);
     }
 
@@ -2373,23 +2474,45 @@ mod tests {
             quoted: false,
             splat: None,
         };
-        assert_eq!(classify_requirement(&w("triton==3.7.0")).kind, RequirementKind::Pinned);
-        assert_eq!(classify_requirement(&w("lm_eval[api]==0.4.12")).kind, RequirementKind::Pinned);
+        assert_eq!(
+            classify_requirement(&w("triton==3.7.0")).kind,
+            RequirementKind::Pinned
+        );
+        assert_eq!(
+            classify_requirement(&w("lm_eval[api]==0.4.12")).kind,
+            RequirementKind::Pinned
+        );
         let r = classify_requirement(&w("fastokens>=0.1.1,<0.2.0"));
-        assert_eq!((r.kind, r.name.as_deref()), (RequirementKind::Unpinned, Some("fastokens")));
-        assert_eq!(classify_requirement(&w("sentencepiece")).kind, RequirementKind::Unpinned);
+        assert_eq!(
+            (r.kind, r.name.as_deref()),
+            (RequirementKind::Unpinned, Some("fastokens"))
+        );
+        assert_eq!(
+            classify_requirement(&w("sentencepiece")).kind,
+            RequirementKind::Unpinned
+        );
         assert_eq!(
             classify_requirement(&w("git+https://github.com/LMCache/LMCache.git@9229067c0a1b2c3d4e5f60718293a4b5c6d7e8f9")).kind,
             RequirementKind::GitCommit
         );
-        assert_eq!(classify_requirement(&w("git+https://github.com/x/y.git@main")).kind, RequirementKind::Unpinned);
-        assert_eq!(classify_requirement(&w("vllm==0.*")).kind, RequirementKind::Unpinned);
+        assert_eq!(
+            classify_requirement(&w("git+https://github.com/x/y.git@main")).kind,
+            RequirementKind::Unpinned
+        );
+        assert_eq!(
+            classify_requirement(&w("vllm==0.*")).kind,
+            RequirementKind::Unpinned
+        );
     }
 
     #[test]
     fn engine_paths() {
-        assert!(is_engine_path("/sgl-workspace/sglang/python/sglang/srt/managers/multi_tokenizer_mixin.py"));
-        assert!(is_engine_path("/usr/local/lib/python3.12/dist-packages/vllm/x.py"));
+        assert!(is_engine_path(
+            "/sgl-workspace/sglang/python/sglang/srt/managers/multi_tokenizer_mixin.py"
+        ));
+        assert!(is_engine_path(
+            "/usr/local/lib/python3.12/dist-packages/vllm/x.py"
+        ));
         assert!(is_engine_path("/usr/local/lib/python3.12/vllm/x.py"));
         assert!(!is_engine_path("/workspace/server.log"));
     }

@@ -351,7 +351,8 @@ impl SrtRecipe {
     /// The decode role, else the aggregated one: where K and the simulated
     /// acceptance count (verifier-checks §1.3 step 4).
     pub fn serving_role(&self) -> Option<&RoleFacts> {
-        self.role(Role::Decode).or_else(|| self.role(Role::Aggregated))
+        self.role(Role::Decode)
+            .or_else(|| self.role(Role::Aggregated))
     }
 
     /// Every role's setting of an env var, with the role.
@@ -417,7 +418,11 @@ pub fn parse_recipe(path: &str, bytes: &[u8]) -> Result<SrtRecipe, ParseError> {
     // Schema 1.
     if let Some(backend) = backend {
         for (k, v) in backend.entries() {
-            if let Some(role) = k.value.strip_suffix("_environment").and_then(Role::from_key) {
+            if let Some(role) = k
+                .value
+                .strip_suffix("_environment")
+                .and_then(Role::from_key)
+            {
                 let i = role_mut(role, &mut roles);
                 roles[i].env_line = Some(k.line);
                 roles[i].env.extend(flat_settings(v));
@@ -610,7 +615,10 @@ benchmark:
     #[test]
     fn schema_1_roles_env_and_args() {
         let r = parse_recipe("sglang/deepseek-v4/8k1k/x.yaml", SGLANG_DISAGG.as_bytes()).unwrap();
-        assert_eq!(r.name.as_ref().unwrap().value, "disagg-b200-8k1k-low-latency-1p1d-tp8-tp8-mtp");
+        assert_eq!(
+            r.name.as_ref().unwrap().value,
+            "disagg-b200-8k1k-low-latency-1p1d-tp8-tp8-mtp"
+        );
         assert_eq!(r.engine.as_ref().unwrap().value, "sglang");
         assert_eq!(r.container.as_ref().unwrap().line, 5);
         let p = r.role(Role::Prefill).unwrap();
@@ -626,15 +634,24 @@ benchmark:
         // Quoted numbers stay text as written; the prefill role has LEN alone.
         assert_eq!(p.env("SGLANG_SIMULATE_ACC_LEN").unwrap().text(), "3.00");
         assert!(p.env("SGLANG_SIMULATE_ACC_METHOD").is_none());
-        assert_eq!(d.env("SGLANG_SIMULATE_ACC_METHOD").unwrap().text(), "match-expected");
+        assert_eq!(
+            d.env("SGLANG_SIMULATE_ACC_METHOD").unwrap().text(),
+            "match-expected"
+        );
         let nextn = r.env_everywhere("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE");
         assert_eq!(nextn.len(), 1);
         assert_eq!((nextn[0].0, nextn[0].1.line), (Role::Decode, 25));
-        assert_eq!(d.arg("disable-radix-cache").unwrap().value.as_bool(), Some(true));
+        assert_eq!(
+            d.arg("disable-radix-cache").unwrap().value.as_bool(),
+            Some(true)
+        );
         let uct = r.benchmark.use_chat_template.as_ref().unwrap();
         assert_eq!((uct.value, uct.line), (true, 48));
         assert_eq!(r.benchmark.kind.as_ref().unwrap().value, "sa-bench");
-        assert_eq!(r.root.at(&["resources", "gpu_type"]).unwrap().text(), "b200");
+        assert_eq!(
+            r.root.at(&["resources", "gpu_type"]).unwrap().text(),
+            "b200"
+        );
     }
 
     /// Schema 1, Dynamo TRT-LLM agentic recipe with thinking disabled and the
@@ -679,19 +696,54 @@ benchmark:
     #[test]
     fn trtllm_nested_config_and_metrics_knobs() {
         let r = parse_recipe("trtllm/x.yaml", TRT_AGENTIC.as_bytes()).unwrap();
-        assert_eq!(r.container.as_ref().unwrap().value, "nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc24");
+        assert_eq!(
+            r.container.as_ref().unwrap().value,
+            "nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc24"
+        );
         let d = r.serving_role().unwrap();
-        assert_eq!(d.arg("speculative_config.max_draft_len").unwrap().text(), "3");
-        assert_eq!(d.arg("speculative_config.decoding_type").unwrap().text(), "MTP");
-        assert_eq!(d.arg("kv_cache_config.event_buffer_max_size").unwrap().line, 15);
-        assert_eq!(d.env("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS").unwrap().text(), "1.49");
-        assert_eq!(d.env("DYN_DEFAULT_THINKING_MODE").unwrap().text(), "disabled");
+        assert_eq!(
+            d.arg("speculative_config.max_draft_len").unwrap().text(),
+            "3"
+        );
+        assert_eq!(
+            d.arg("speculative_config.decoding_type").unwrap().text(),
+            "MTP"
+        );
+        assert_eq!(
+            d.arg("kv_cache_config.event_buffer_max_size").unwrap().line,
+            15
+        );
+        assert_eq!(
+            d.env("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS")
+                .unwrap()
+                .text(),
+            "1.49"
+        );
+        assert_eq!(
+            d.env("DYN_DEFAULT_THINKING_MODE").unwrap().text(),
+            "disabled"
+        );
         let pm = r.publish_events_and_metrics.as_ref().unwrap();
         assert_eq!((pm.value, pm.line), (false, 20));
         assert!(r.frontend_args.iter().any(|s| s.key == "no-kv-events"));
         assert_eq!(r.frontend_env[0].key, "DYN_TOKENIZER");
-        assert!(r.benchmark.command.as_ref().unwrap().value.ends_with("agentic_srt.sh"));
-        assert_eq!(r.benchmark.env.iter().find(|s| s.key == "CONC").unwrap().text(), "4");
+        assert!(
+            r.benchmark
+                .command
+                .as_ref()
+                .unwrap()
+                .value
+                .ends_with("agentic_srt.sh")
+        );
+        assert_eq!(
+            r.benchmark
+                .env
+                .iter()
+                .find(|s| s.key == "CONC")
+                .unwrap()
+                .text(),
+            "4"
+        );
     }
 
     /// Schema 2 (`roles:` with `env`/`args`, as in
@@ -734,10 +786,18 @@ benchmark:
         assert_eq!(p.arg("speculative-algorithm").unwrap().line, 14);
         let agg = r.role(Role::Aggregated).unwrap();
         assert_eq!(r.serving_role().unwrap().role, Role::Aggregated);
-        assert!(agg.arg("speculative-config").unwrap().text().contains("\"synthetic_acceptance_length\":2.27"));
+        assert!(
+            agg.arg("speculative-config")
+                .unwrap()
+                .text()
+                .contains("\"synthetic_acceptance_length\":2.27")
+        );
         assert_eq!(r.overrides[0].value, "override_mtp");
         assert!(r.benchmark.use_chat_template.is_none());
-        assert!(r.role(Role::Decode).is_none(), "override roles are not base roles");
+        assert!(
+            r.role(Role::Decode).is_none(),
+            "override roles are not base roles"
+        );
     }
 
     #[test]

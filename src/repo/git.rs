@@ -52,7 +52,13 @@ impl GitRepo {
         let mut cmd = Command::new(&self.git);
         cmd.arg("-C")
             .arg(&self.dir)
-            .args(["--no-pager", "-c", "core.quotepath=false", "-c", "diff.external="])
+            .args([
+                "--no-pager",
+                "-c",
+                "core.quotepath=false",
+                "-c",
+                "diff.external=",
+            ])
             .args(args)
             .env("LC_ALL", "C")
             .env("GIT_TERMINAL_PROMPT", "0")
@@ -92,7 +98,13 @@ impl GitRepo {
     async fn resolve_commit(&self, rev: &str) -> Result<String, RepoError> {
         check_rev(rev)?;
         let spec = format!("{rev}^{{commit}}");
-        let args = ["rev-parse", "--verify", "--quiet", "--end-of-options", spec.as_str()];
+        let args = [
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            spec.as_str(),
+        ];
         let (code, stdout, stderr) = self.run(&args).await?;
         match code {
             Some(0) => {
@@ -132,7 +144,10 @@ impl GitRepo {
                 kind,
             });
         }
-        if stderr.contains("does not exist") || stderr.contains("Not a valid object name") || stderr.contains("bad file") {
+        if stderr.contains("does not exist")
+            || stderr.contains("Not a valid object name")
+            || stderr.contains("bad file")
+        {
             return Err(RepoError::NoSuchFile {
                 rev: rev.into(),
                 path: path.into(),
@@ -170,7 +185,13 @@ impl GitRepo {
             }
             _ => return Err(git_failed(&["merge-base", base, head], code, stderr)),
         };
-        let common = ["--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index"];
+        let common = [
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "-M",
+            "--full-index",
+        ];
         let mut name_args = vec!["diff", "--name-status", "-z"];
         name_args.extend(common);
         name_args.extend([merge_base.as_str(), head_sha.as_str()]);
@@ -223,7 +244,11 @@ impl RepoSource for GitRepo {
         Box::pin(self.resolve_commit(rev))
     }
 
-    fn read_file<'a>(&'a self, rev: &'a str, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, RepoError>> {
+    fn read_file<'a>(
+        &'a self,
+        rev: &'a str,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<u8>, RepoError>> {
         Box::pin(self.read(rev, path))
     }
 
@@ -231,7 +256,11 @@ impl RepoSource for GitRepo {
         Box::pin(self.tree(rev))
     }
 
-    fn compare<'a>(&'a self, base: &'a str, head: &'a str) -> BoxFuture<'a, Result<Comparison, RepoError>> {
+    fn compare<'a>(
+        &'a self,
+        base: &'a str,
+        head: &'a str,
+    ) -> BoxFuture<'a, Result<Comparison, RepoError>> {
         Box::pin(self.diff(base, head))
     }
 }

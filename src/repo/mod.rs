@@ -142,14 +142,22 @@ pub trait RepoSource: Send + Sync {
     fn resolve<'a>(&'a self, rev: &'a str) -> BoxFuture<'a, Result<String, RepoError>>;
 
     /// The bytes of a file at a revision.
-    fn read_file<'a>(&'a self, rev: &'a str, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, RepoError>>;
+    fn read_file<'a>(
+        &'a self,
+        rev: &'a str,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<u8>, RepoError>>;
 
     /// Every file of a revision (recursively), sorted by path.
     fn list_tree<'a>(&'a self, rev: &'a str) -> BoxFuture<'a, Result<Vec<TreeEntry>, RepoError>>;
 
     /// What `head` changed since its merge base with `base` (GitHub's
     /// `compare/base...head`), renames detected.
-    fn compare<'a>(&'a self, base: &'a str, head: &'a str) -> BoxFuture<'a, Result<Comparison, RepoError>>;
+    fn compare<'a>(
+        &'a self,
+        base: &'a str,
+        head: &'a str,
+    ) -> BoxFuture<'a, Result<Comparison, RepoError>>;
 }
 
 /// Read a file, mapping "no such file" to `None` (other errors stay errors).
