@@ -373,7 +373,7 @@ fn html_block_start(t: &str, in_paragraph: bool) -> Option<HtmlEnd> {
     if in_paragraph {
         return None;
     }
-    let whole = &rest[..];
+    let whole = rest;
     let res = if closing {
         closing_tag(whole.as_bytes(), 0)
     } else {
