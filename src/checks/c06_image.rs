@@ -1,0 +1,243 @@
+//! Check 6 — Upstream image / engine-first ordering (`verifier-checks.md`
+//! §2 Check 6, §1.7). (a) vLLM/SGLang keys on established SKUs use the
+//! upstream Docker Hub images; (b) a key of another framework lands only
+//! after a vLLM/SGLang key of the same model and SKU. A claimed exception
+//! (new hardware, new architecture) is REVIEW. The scope of (a) is a
+//! setting (§5.2, extended by default).
+use super::snapshot::{ChangeKind, Family};
+use super::{CheckResult, ImageScope, Snapshot};
+use crate::config::RepoConfig;
+
+const N: u8 = 6;
+
+/// A parsed image reference (§1.7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageRef {
+    /// `None` for Docker Hub.
+    pub registry: Option<String>,
+    /// `namespace/name` (Docker Hub) or the path after the registry.
+    pub repository: String,
+    pub tag: Option<String>,
+    pub digest: Option<String>,
+}
+
+impl ImageRef {
+    pub fn parse(image: &str) -> ImageRef {
+        let fixed = image.replacen('#', "/", 1);
+        let (rest, digest) = match fixed.split_once("@sha256:") {
+            Some((r, d)) => (r.to_owned(), Some(d.to_owned())),
+            None => (fixed.clone(), None),
+        };
+        let (path, tag) = match rest.rsplit_once(':') {
+            Some((p, t)) if !t.contains('/') => (p.to_owned(), Some(t.to_owned())),
+            _ => (rest.clone(), None),
+        };
+        let mut parts = path.splitn(2, '/');
+        let first = parts.next().unwrap_or("");
+        let second = parts.next();
+        let (registry, repository) = match second {
+            Some(r) if first.contains('.') || first.contains(':') || first == "localhost" => {
+                if first == "docker.io" {
+                    (None, r.to_owned())
+                } else {
+                    (Some(first.to_owned()), r.to_owned())
+                }
+            }
+            _ => (None, path.clone()),
+        };
+        ImageRef {
+            registry,
+            repository,
+            tag,
+            digest,
+        }
+    }
+
+    /// `repository:tag`, the form claims are compared on.
+    pub fn repo_tag(&self) -> String {
+        match &self.tag {
+            Some(t) => format!("{}:{t}", self.repository),
+            None => self.repository.clone(),
+        }
+    }
+}
+
+const EXCEPTION_WORDS: [&str; 8] = [
+    "mi455x",
+    "ualoe72",
+    "rubin",
+    "vr200",
+    "tpuv8",
+    "new hardware",
+    "new model architecture",
+    "not supported upstream",
+];
+
+/// A display form: digest shortened to 8 characters.
+pub fn short_image(image: &str) -> String {
+    match image.split_once("@sha256:") {
+        Some((a, d)) => format!("{a}@sha256:{}…", d.get(..8).unwrap_or(d)),
+        None => image.to_owned(),
+    }
+}
+
+pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+    let facts = s.facts(cfg);
+    let keys: Vec<_> = facts
+        .changed
+        .iter()
+        .filter(|k| k.kind != ChangeKind::Indirect)
+        .collect();
+    if keys.is_empty() {
+        return CheckResult::na(N, "no master-config entries changed.");
+    }
+    let detail = s.detail_section().to_ascii_lowercase();
+    let exception = EXCEPTION_WORDS.iter().find(|w| detail.contains(*w));
+    let mut notes: Vec<String> = Vec::new();
+    for k in &keys {
+        let e = &k.entry;
+        let fw = e.framework();
+        let family = e.family();
+        let sku = e.sku();
+        let in_scope = match s.settings.upstream_image_scope {
+            ImageScope::Extended => family != Family::Other,
+            ImageScope::Strict => fw == "vllm" || fw == "sglang",
+        };
+        if family != Family::Other {
+            if in_scope && cfg.policy.established_skus.iter().any(|x| *x == sku) {
+                let img = ImageRef::parse(e.image());
+                let want = if family == Family::Vllm { "vllm/" } else { "lmsysorg/" };
+                let allowed = cfg
+                    .policy
+                    .upstream_image_prefixes
+                    .iter()
+                    .any(|p| p == want && img.repository.starts_with(p.as_str()));
+                if img.registry.is_some() || !allowed {
+                    if let Some(w) = exception {
+                        return CheckResult::review(
+                            N,
+                            format!(
+                                "{} uses non-upstream image {} on {sku}; the sign-off claims an exception (\"{w}\") a person must confirm.",
+                                k.key,
+                                e.image()
+                            ),
+                        )
+                        .file(&e.file, e.field_line("image"));
+                    }
+                    return CheckResult::fail(
+                        N,
+                        format!(
+                            "{} uses non-upstream image {} on {sku} without documented exception.",
+                            k.key,
+                            e.image()
+                        ),
+                    )
+                    .file(&e.file, e.field_line("image"));
+                }
+                notes.push(format!(
+                    "{} (framework: {fw}) uses upstream {}; a vLLM/SGLang entry, so the ordering rule does not apply",
+                    k.key,
+                    short_image(e.image())
+                ));
+            } else {
+                notes.push(format!("{} (framework: {fw}) is on {sku}, outside the established SKUs; no image rule", k.key));
+            }
+            continue;
+        }
+        let sibling = facts.masters_head.values().find(|o| {
+            o.key != k.key && o.prefix() == e.prefix() && o.sku() == sku && o.family() != Family::Other
+        });
+        match sibling {
+            Some(o) => notes.push(format!("{} ({fw}) follows {}", k.key, o.key)),
+            None => {
+                if let Some(w) = exception {
+                    return CheckResult::review(
+                        N,
+                        format!(
+                            "{} ({fw}) lands before any vLLM/SGLang {} entry on {sku}; the sign-off claims an exception (\"{w}\").",
+                            k.key,
+                            e.prefix()
+                        ),
+                    )
+                    .file(&e.file, e.line);
+                }
+                return CheckResult::fail(
+                    N,
+                    format!(
+                        "{} ({fw}) lands before any vLLM/SGLang {} entry on {sku}.",
+                        k.key,
+                        e.prefix()
+                    ),
+                )
+                .file(&e.file, e.line);
+            }
+        }
+    }
+    CheckResult::pass(N, format!("{}.", notes.join("; ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::Outcome;
+    use crate::checks::snapshot::ChangedFile;
+
+    fn snap(entries: &str) -> Snapshot {
+        let mut s = Snapshot::default();
+        s.head_files.insert("configs/nvidia-master.yaml".into(), entries.into());
+        s.files = vec![ChangedFile {
+            path: "configs/nvidia-master.yaml".into(),
+            status: "added".into(),
+            ..Default::default()
+        }];
+        s
+    }
+
+    fn entry(key: &str, fw: &str, image: &str) -> String {
+        let mut p = key.split('-');
+        let (prefix, prec, sku) = (p.next().unwrap_or(""), p.next().unwrap_or(""), p.next().unwrap_or(""));
+        format!("{key}:\n  image: {image}\n  model-prefix: {prefix}\n  precision: {prec}\n  framework: {fw}\n  runner: {sku}\n")
+    }
+
+    #[test]
+    fn image_refs_parse() {
+        let r = ImageRef::parse("nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc24");
+        assert_eq!(r.registry.as_deref(), Some("nvcr.io"));
+        assert_eq!(r.repository, "nvidia/tensorrt-llm/release");
+        let r = ImageRef::parse("lmsysorg/sglang:v1@sha256:abc");
+        assert_eq!((r.registry, r.tag.as_deref(), r.digest.as_deref()), (None, Some("v1"), Some("abc")));
+    }
+
+    #[test]
+    fn upstream_image_passes_and_fork_fails() {
+        let r = check(&snap(&entry("m-fp4-b200-sglang", "sglang", "lmsysorg/sglang:v1")), &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        assert_eq!(
+            r.reason,
+            "m-fp4-b200-sglang (framework: sglang) uses upstream lmsysorg/sglang:v1; a vLLM/SGLang entry, so the ordering rule does not apply."
+        );
+        let r = check(
+            &snap(&entry("m-fp8-mi355x-sglang-disagg", "sglang-disagg", "rocm/sgl-dev:x")),
+            &RepoConfig::default(),
+        );
+        assert_eq!(r.outcome, Outcome::Fail);
+        assert_eq!(
+            r.reason,
+            "m-fp8-mi355x-sglang-disagg uses non-upstream image rocm/sgl-dev:x on mi355x without documented exception."
+        );
+    }
+
+    #[test]
+    fn other_framework_needs_a_sibling() {
+        let r = check(&snap(&entry("g-fp8-b200-tilert", "tilert", "ghcr.io/tile-ai/tilert")), &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Fail);
+        assert_eq!(r.reason, "g-fp8-b200-tilert (tilert) lands before any vLLM/SGLang g entry on b200.");
+        let both = format!(
+            "{}{}",
+            entry("g-fp8-b200-tilert", "tilert", "ghcr.io/tile-ai/tilert"),
+            entry("g-fp8-b200-vllm", "vllm", "vllm/vllm-openai:v1")
+        );
+        let r = check(&snap(&both), &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
+}

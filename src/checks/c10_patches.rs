@@ -1,0 +1,176 @@
+//! Check 10 — No engine patches (`verifier-checks.md` §2 Check 10): added
+//! lines that patch the engine or serving stack (patch files, `git apply`,
+//! in-place edits of engine paths, serving-process `sitecustomize`, engine
+//! wheels installed before serving, `apply_*patch*.sh`) fail unless this PR
+//! adds `docs/waiver/<PR>.md` with the required sections and the sign-off
+//! links it.
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{CheckResult, Evidence, Snapshot, added_lines};
+use crate::config::RepoConfig;
+
+const N: u8 = 10;
+
+static PATCH: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    let engine = r"(/sgl-workspace/|site-packages|dist-packages|/usr/local/lib/python[0-9.]*/)";
+    let wheels = r"(vllm|sglang|sgl-kernel|sgl_kernel|tensorrt_llm|tensorrt-llm|flashinfer|flashinfer-python|aiter|atom|deep_gemm|deep-gemm|deep_ep|deep-ep|torch)";
+    [
+        (r"\bgit\s+apply\b".to_owned(), "git apply"),
+        (r"\bpatch\s+-p\s*\d".to_owned(), "patch -p"),
+        (r"\S+\.(patch|diff)\b".to_owned(), "a patch file"),
+        (format!(r"\b(sed\s+-i|perl\s+-pi)\b.*{engine}"), "an in-place edit of an engine path"),
+        (format!(r"\b(cp|mv|install)\b.*\s\S*{engine}"), "a copy into an engine path"),
+        (format!(r"cat\s*>\s*\S*{engine}"), "a heredoc into an engine path"),
+        (r"\b(sitecustomize|usercustomize)\b".to_owned(), "sitecustomize injection"),
+        (format!(r"\bpip3?\s+install\b.*\b{wheels}\b"), "an engine wheel install"),
+        (r"\bapply_\S*patch\S*\.sh\b".to_owned(), "a patch script"),
+    ]
+    .into_iter()
+    .filter_map(|(r, what)| Regex::new(&r).ok().map(|re| (re, what)))
+    .collect()
+});
+
+const SECTIONS: [&str; 4] = [
+    "What is patched",
+    "Why the unmodified upstream image",
+    "Upstream PR / issue links",
+    "Removal plan",
+];
+
+pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+    let touched: Vec<_> = s
+        .files
+        .iter()
+        .filter(|f| {
+            f.path.starts_with(&cfg.paths.benchmarks)
+                || f.path.starts_with("runners/")
+                || f.path.starts_with(".github/workflows/")
+                || cfg.paths.master_configs.contains(&f.path)
+                || f.path.contains("srt-slurm-recipes/")
+        })
+        .collect();
+    if touched.is_empty() {
+        return CheckResult::na(N, "no benchmark scripts, images or configs touched.");
+    }
+    let mut hits: Vec<(String, usize, &'static str)> = Vec::new();
+    for f in &touched {
+        if f.path.ends_with(".patch") || f.path.ends_with(".diff") {
+            if f.status != "removed" {
+                hits.push((f.path.clone(), 1, "a patch file"));
+            }
+            continue;
+        }
+        let Some(p) = &f.patch else { continue };
+        for (line, text) in added_lines(p) {
+            let t = text.trim_start();
+            if t.starts_with('#') || t.starts_with("//") {
+                continue;
+            }
+            // The lm-eval client patch of benchmark_lib.sh is exempt.
+            if t.contains("_patch_lm_eval") {
+                continue;
+            }
+            if let Some((_, what)) = PATCH.iter().find(|(re, _)| re.is_match(t)) {
+                hits.push((f.path.clone(), line, what));
+            }
+        }
+    }
+    let Some((path, line, what)) = hits.first().cloned() else {
+        return CheckResult::pass(
+            N,
+            "the diff has no patch files, inline source rewrites, monkey-patching, or engine wheel installs.",
+        );
+    };
+    let n = s.pr.number;
+    let waiver = format!("{}{n}.md", cfg.paths.waivers_dir);
+    let added = s.files.iter().any(|f| f.path == waiver && f.status == "added");
+    let fail = |why: String| CheckResult::fail(N, format!("{path}:{line} patches the serving stack ({what}); {why}.")).file(&path, line);
+    if !added {
+        return fail(format!("no waiver ({waiver} is not added by this PR)"));
+    }
+    let text = s.head_text(&waiver).unwrap_or("");
+    let missing: Vec<&str> = SECTIONS.iter().copied().filter(|h| !text.contains(h)).collect();
+    if !missing.is_empty() {
+        return fail(format!("waiver missing sections {}", missing.join(", ")));
+    }
+    if !text.contains("github.com/") || !(text.contains("/pull/") || text.contains("/issues/")) {
+        return fail("waiver has no upstream PR / issue link".to_owned());
+    }
+    if !s.detail_section().contains(&format!("{n}.md")) {
+        return fail("waiver not linked in sign-off".to_owned());
+    }
+    let covered = hits.iter().all(|(p, _, _)| text.contains(p.rsplit('/').next().unwrap_or(p)));
+    let ev = Evidence::File {
+        path: waiver.clone(),
+        line: 0,
+    };
+    if !covered {
+        return CheckResult::review(
+            N,
+            format!("{path}:{line} patches the serving stack ({what}); {waiver} does not name every patched file — a person must confirm it covers this patch."),
+        )
+        .file(&path, line)
+        .with(ev);
+    }
+    CheckResult::pass(N, format!("patch covered by {waiver} (linked).")).with(ev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::Outcome;
+    use crate::checks::snapshot::{ChangedFile, Signoff};
+
+    fn snap(patch: &str) -> Snapshot {
+        let mut s = Snapshot::default();
+        s.pr.number = 2428;
+        s.files = vec![ChangedFile {
+            path: "benchmarks/single_node/agentic/q_fp8_h200_mtp.sh".into(),
+            status: "modified".into(),
+            patch: Some(patch.into()),
+            ..Default::default()
+        }];
+        s
+    }
+
+    const SED: &str = "@@ -130,1 +130,2 @@\n x\n+sed -i 's/a/b/' /sgl-workspace/sglang/python/sglang/srt/managers/multi_tokenizer_mixin.py\n";
+
+    #[test]
+    fn engine_edit_without_waiver_fails() {
+        let r = check(&snap(SED), &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Fail);
+        assert_eq!(
+            r.reason,
+            "benchmarks/single_node/agentic/q_fp8_h200_mtp.sh:131 patches the serving stack (an in-place edit of an engine path); no waiver (docs/waiver/2428.md is not added by this PR)."
+        );
+    }
+
+    #[test]
+    fn linked_complete_waiver_passes() {
+        let mut s = snap(SED);
+        s.files.push(ChangedFile {
+            path: "docs/waiver/2428.md".into(),
+            status: "added".into(),
+            ..Default::default()
+        });
+        s.head_files.insert(
+            "docs/waiver/2428.md".into(),
+            "# 2428\n## Config covered\nq_fp8_h200_mtp.sh\n## What is patched\nx\n## Why the unmodified upstream image cannot run this benchmark\ny\n## Upstream PR / issue links\nhttps://github.com/sgl-project/sglang/pull/1\n## Removal plan\nz\n".into(),
+        );
+        s.signoff = Some(Signoff {
+            body: "### Additional detail section:\n- waiver docs/waiver/2428.md\nSigned: a\n".into(),
+            ..Default::default()
+        });
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        assert_eq!(r.reason, "patch covered by docs/waiver/2428.md (linked).");
+    }
+
+    #[test]
+    fn clean_diff_passes() {
+        let r = check(&snap("@@ -1,1 +1,2 @@\n x\n+pip install grpcio==1.78.0\n"), &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass);
+    }
+}
