@@ -1,0 +1,51 @@
+//! L08 (E): speculative decoding matches the file name (verifier-checks §3
+//! L08, §0.5; seed 003): a script without `_mtp` has no spec flags, an
+//! `_mtp` script has them, and a key's spec-decoding agrees with its script.
+
+use super::context::Context;
+use super::spec::{named_mtp, spec_line};
+use super::{Finding, Rule, Severity};
+
+pub const RULE: Rule = Rule {
+    id: "L08",
+    name: "spec-matches-name",
+    description: "A script uses speculative decoding exactly when its name ends in _mtp.",
+    check,
+};
+
+fn check(ctx: &Context<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for s in ctx.scripts_in_scope() {
+        let f = &s.facts;
+        if !f.is_recipe() {
+            continue;
+        }
+        let file = f.path.rsplit('/').next().unwrap_or(&f.path);
+        match (named_mtp(&f.path), spec_line(&s.text)) {
+            (false, Some((line, marker))) => out.push(
+                Finding::new(
+                    "L08",
+                    Severity::Error,
+                    &f.path,
+                    line,
+                    format!(
+                        "`{file}` has no `_mtp` in its name, so configs without spec decoding run it, but it enables speculative decoding (`{marker}`)"
+                    ),
+                )
+                .fix("remove the speculative-decoding flags from this script (they belong in the `_mtp` script)"),
+            ),
+            (true, None) => out.push(
+                Finding::new(
+                    "L08",
+                    Severity::Error,
+                    &f.path,
+                    1,
+                    format!("`{file}` is named `_mtp` but passes no speculative-decoding flags"),
+                )
+                .fix("add the speculative-decoding flags, or drop `_mtp` from the name"),
+            ),
+            _ => {}
+        }
+    }
+    out
+}

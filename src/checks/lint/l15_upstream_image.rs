@@ -1,0 +1,49 @@
+//! L15 (E): vLLM/SGLang family configs on established SKUs use upstream-org
+//! images (verifier-checks §3 L15, Check 6a extended mode).
+
+use super::context::Context;
+use super::image::ImageRef;
+use super::{Finding, Rule, Severity};
+use crate::recipe::launcher::sku_of;
+
+pub const RULE: Rule = Rule {
+    id: "L15",
+    name: "upstream-image",
+    description: "vLLM and SGLang configs on established SKUs use the upstream project's images.",
+    check,
+};
+
+fn check(ctx: &Context<'_>) -> Vec<Finding> {
+    let d = &ctx.input.data;
+    let mut out = Vec::new();
+    for e in ctx.direct_keys() {
+        let fw = e.framework.value.as_str();
+        let namespaces = if d.vllm_family.iter().any(|f| f == fw) {
+            &d.upstream_vllm_namespaces
+        } else if d.sglang_family.iter().any(|f| f == fw) {
+            &d.upstream_sglang_namespaces
+        } else {
+            continue;
+        };
+        let sku = e.key.split('-').nth(2).unwrap_or_else(|| sku_of(&e.runner.value)).to_string();
+        if !d.established_skus.iter().any(|s| *s == sku) {
+            continue;
+        }
+        let i = ImageRef::parse(&e.image.value);
+        if i.hub_namespace().is_some_and(|n| namespaces.iter().any(|x| x == n)) {
+            continue;
+        }
+        let want = namespaces.iter().map(|n| format!("{n}/*")).collect::<Vec<_>>().join(" or ");
+        out.push(
+            Finding::new(
+                "L15",
+                Severity::Error,
+                &e.file,
+                e.image.pos.line as usize,
+                format!("`{}` ({fw}) on established SKU {sku} uses the non-upstream image `{}`", e.key, e.image.value),
+            )
+            .fix(format!("use an upstream image ({want} on Docker Hub), or document a new-hardware exception")),
+        );
+    }
+    out
+}

@@ -1,0 +1,118 @@
+//! L16 (E / W): perf-changelog hygiene (verifier-checks §3 L16; seeds 001,
+//! 003): a master-config change needs a new entry, new entries are at the
+//! end, and `pr-link` is this PR's canonical link (a placeholder such as
+//! `XXX` or `TBD` warns on a PR).
+
+use super::context::Context;
+use super::{Finding, Rule, Severity};
+
+pub const RULE: Rule = Rule {
+    id: "L16",
+    name: "changelog-hygiene",
+    description: "A master-config change appends a changelog entry whose pr-link is this PR.",
+    check,
+};
+
+enum Link {
+    Pr(u64),
+    Placeholder,
+    Other,
+}
+
+fn classify(link: &str, repo: &str, placeholders: &[String]) -> Link {
+    let link = link.trim();
+    if placeholders.iter().any(|p| p == link) {
+        return Link::Placeholder;
+    }
+    let prefix = format!("https://github.com/{repo}/pull/");
+    match link.strip_prefix(&prefix) {
+        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => n.parse().map_or(Link::Other, Link::Pr),
+        Some(n) if placeholders.iter().any(|p| p == n) => Link::Placeholder,
+        _ => Link::Other,
+    }
+}
+
+fn check(ctx: &Context<'_>) -> Vec<Finding> {
+    let cfg = &ctx.input.config;
+    let d = &ctx.input.data;
+    let path = cfg.paths.changelog.as_str();
+    let mut out = Vec::new();
+    let new_entries = ctx.new_changelog_entries();
+    let master_changed = cfg.paths.master_configs.iter().any(|m| ctx.input.is_changed(m));
+    if master_changed && new_entries.is_empty() && (!ctx.direct_keys().is_empty() || !ctx.removed_keys.is_empty()) {
+        let (file, line) = ctx
+            .direct_keys()
+            .first()
+            .map(|e| ctx.key_loc(e))
+            .unwrap_or_else(|| (cfg.paths.master_configs.first().cloned().unwrap_or_default(), 1));
+        out.push(
+            Finding::new("L16", Severity::Error, &file, line, "the master config changed but perf-changelog.yaml has no new entry, so no sweep is triggered")
+                .fix(format!("append an entry naming the changed keys at the end of {path}")),
+        );
+    }
+    // New entries must be appended: base entries unchanged in place.
+    if let (Some(b), Some(h)) = (&ctx.base_changelog, &ctx.head_changelog) {
+        let moved = b
+            .entries
+            .iter()
+            .zip(h.entries.iter())
+            .find(|(x, y)| !x.same_except_link(y));
+        if let Some((_, y)) = moved
+            && h.items > b.items
+        {
+            out.push(
+                Finding::new("L16", Severity::Error, path, y.line, "a new changelog entry is inserted before existing ones; new entries go at the end of the file")
+                    .fix("move the new entry to the end of the file"),
+            );
+        }
+    }
+    for e in new_entries {
+        let link = &e.pr_link;
+        match classify(&link.value, &d.repository, &d.link_placeholders) {
+            Link::Pr(n) => {
+                if let Some(pr) = ctx.input.pr
+                    && n != pr
+                {
+                    out.push(
+                        Finding::new(
+                            "L16",
+                            Severity::Error,
+                            path,
+                            link.line,
+                            format!("pr-link points at #{n}, but this is PR #{pr}"),
+                        )
+                        .fix(format!("pr-link: https://github.com/{}/pull/{pr}", d.repository)),
+                    );
+                }
+            }
+            Link::Placeholder => {
+                let sev = if ctx.input.pr.is_some() { Severity::Warning } else { Severity::Error };
+                let mut f = Finding::new(
+                    "L16",
+                    sev,
+                    path,
+                    link.line,
+                    format!("pr-link is the placeholder `{}`; it must name this PR before merge", link.value),
+                );
+                if let Some(pr) = ctx.input.pr {
+                    f = f.fix(format!("pr-link: https://github.com/{}/pull/{pr}", d.repository));
+                }
+                out.push(f);
+            }
+            Link::Other => {
+                let mut f = Finding::new(
+                    "L16",
+                    Severity::Error,
+                    path,
+                    link.line,
+                    format!("pr-link `{}` is not a canonical `https://github.com/{}/pull/<n>` link", link.value, d.repository),
+                );
+                if let Some(pr) = ctx.input.pr {
+                    f = f.fix(format!("pr-link: https://github.com/{}/pull/{pr}", d.repository));
+                }
+                out.push(f);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,74 @@
+//! L25 (E / W): a speculative-decoding benchmark uses the chat template
+//! (verifier-checks §3 L25, Check 9; seed 001: `--dsv4` implies it).
+
+use super::context::Context;
+use super::spec::{recipe_uses_spec, spec_line};
+use super::{Finding, Rule, Severity};
+use crate::recipe::script::ClientKind;
+
+pub const RULE: Rule = Rule {
+    id: "L25",
+    name: "chat-template",
+    description: "Speculative-decoding benchmarks send chat-formatted prompts.",
+    check,
+};
+
+fn check(ctx: &Context<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for s in ctx.scripts_in_scope() {
+        let f = &s.facts;
+        if !f.is_recipe() || spec_line(&s.text).is_none() {
+            continue;
+        }
+        if ctx.is_agentic_script(&f.path) {
+            let replay = f.clients.iter().any(|c| matches!(c.kind, ClientKind::BuildReplay | ClientKind::AgenticReplay));
+            let chat = s.text.contains("/v1/chat/completions") || s.text.contains("--endpoint-type chat");
+            if !replay && !chat {
+                out.push(
+                    Finding::new("L25", Severity::Error, &f.path, 1, "agentic spec-decode script drives raw completions: no build_replay_cmd and no chat endpoint")
+                        .fix("use build_replay_cmd, or send requests to /v1/chat/completions"),
+                );
+            }
+            continue;
+        }
+        for c in f.clients.iter().filter(|c| c.kind == ClientKind::BenchmarkServing) {
+            let flags = f.resolved_client_flags(c);
+            if !flags.iter().any(|rf| rf.flag.name == "--use-chat-template" || rf.flag.name == "--dsv4") {
+                out.push(
+                    Finding::new("L25", Severity::Error, &f.path, c.line, "run_benchmark_serving sends raw random tokens to a speculative-decoding server; acceptance is not representative")
+                        .fix("add --use-chat-template (or --dsv4 for DeepSeek-V4)"),
+                );
+            }
+        }
+    }
+    for r in ctx.recipes_in_scope() {
+        if !recipe_uses_spec(r, ctx.input.head_text(&r.path)) {
+            continue;
+        }
+        let b = &r.benchmark;
+        let custom_agentic = b.kind.as_ref().is_some_and(|k| k.value == "custom" || k.value == "agentx")
+            && b.command.as_ref().is_none_or(|c| c.value.contains("agentic"));
+        if custom_agentic {
+            continue;
+        }
+        match &b.use_chat_template {
+            Some(u) if u.value => {}
+            Some(u) => out.push(
+                Finding::new("L25", Severity::Error, &r.path, u.line, "benchmark.use_chat_template is false on a speculative-decoding recipe")
+                    .fix("use_chat_template: true"),
+            ),
+            None if b.kind.as_ref().is_some_and(|k| k.value == "sa-bench") => out.push(
+                Finding::new(
+                    "L25",
+                    Severity::Warning,
+                    &r.path,
+                    b.line.unwrap_or(1),
+                    "sa-bench on a speculative-decoding recipe without benchmark.use_chat_template; the srt-slurm default is not known here",
+                )
+                .fix("set benchmark.use_chat_template: true"),
+            ),
+            None => {}
+        }
+    }
+    out
+}
