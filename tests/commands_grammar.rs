@@ -111,6 +111,13 @@ fn fenced_code_blocks() {
     none("- item\n  ```\n  /use 1\n  ```");
     none("- ```\n  /use 1\n  ```");
     none("1. a\n\n    ```\n   /use 1\n    ```");
+    // `2.` continues a paragraph at top level but starts an item in a list.
+    none("1. a\n2. ~~~\n   /use 1\n   ~~~");
+    none("`\n2. ~~~<!--x\n\\\n/verify\n-->");
+    assert_eq!(
+        texts("1. a\n2. ~~~\n   x\n   ~~~\n\n/verify"),
+        vec!["/verify"]
+    );
 }
 
 #[test]
@@ -150,6 +157,12 @@ fn block_quotes() {
     // A lazy line of only a zero-width character is not blank.
     none("> quoted\n\u{200B}\n/use 1");
     assert_eq!(texts("> @bot /use 1 please\n\n/use 2"), vec!["/use 2"]);
+    // Quotes inside (nested) list items, also deeper than 3 spaces.
+    none("1. 2. > (\n  /verify");
+    none("- \n\t>x\n/use 1");
+    // Raw HTML left open inside a quote stays open after it.
+    none("> <!-- start\n\n/use 1");
+    assert_eq!(texts("> <!-- note -->\n\n/use 1"), vec!["/use 1"]);
     // A quoted fence does not continue past the quote.
     assert_eq!(texts("> ```\n/use 1"), vec!["/use 1"]);
     // Interrupting blocks end the lazy continuation.

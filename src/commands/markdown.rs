@@ -299,6 +299,24 @@ fn equals_underline(t: &str) -> bool {
     cols <= 3 && !rest.is_empty() && rest.bytes().all(|b| b == b'=')
 }
 
+/// Where a line's quote content starts, after any list markers. Any
+/// indentation counts (deeper list items allow more than 3 spaces): reading
+/// an indented-code `>` line as a quote only hides more.
+fn quote_start(t: &str) -> Option<usize> {
+    let mut at = 0;
+    loop {
+        let rest = &t[at..];
+        let (_, ib) = indent(rest);
+        if rest[ib..].starts_with('>') {
+            return Some(at + ib + 1);
+        }
+        match list_item(rest) {
+            Some(li) if li.len > 0 && !li.empty => at += li.len,
+            _ => return None,
+        }
+    }
+}
+
 fn quote_marker(t: &str) -> Option<usize> {
     let (cols, ib) = indent(t);
     (cols <= 3 && t[ib..].starts_with('>')).then_some(ib + 1)
@@ -905,6 +923,23 @@ impl<'a> Scanner<'a> {
         s
     }
 
+    /// Ends a quoted paragraph: GitHub renders quoted raw HTML as is, so a
+    /// construct it leaves open (`> <!--`) hides everything after the quote.
+    fn finish_quote(&mut self, p: Para, html: &mut HtmlState, at: usize) {
+        self.finish_para(p, true);
+        if std::mem::replace(html, HtmlState::Text) != HtmlState::Text {
+            self.hide_rest(at);
+        }
+    }
+
+    /// Feeds one quoted line to the HTML tokenizer.
+    fn quote_line(&mut self, t: &str, html: &mut HtmlState, at: usize) {
+        *html = self.html_line(t.as_bytes(), *html);
+        if self.el.raw_text {
+            self.hide_rest(at);
+        }
+    }
+
     fn finish_para(&mut self, p: Para, quoted: bool) {
         if p.lines.is_empty() {
             return;
@@ -917,6 +952,9 @@ impl<'a> Scanner<'a> {
                     self.emit(idx);
                 }
             }
+        }
+        if quoted {
+            return;
         }
         let all = self.para_text(&p, 0, p.lines.len());
         let mut el = self.el.clone();
@@ -965,9 +1003,14 @@ impl<'a> Scanner<'a> {
         let mut para = Para::default();
         let mut qpara = Para::default();
         let mut quote_lazy = false;
+        let mut quote_html = HtmlState::Text;
         let mut quoted_fence: Option<Fence> = None;
         let mut list_cols: Vec<usize> = Vec::new();
         let mut prev_indented_code = false;
+        // A fence that may or may not exist (see `soft_item`), and whether
+        // it just ended (the paragraph may restart there).
+        let mut shadow: Option<(Fence, usize)> = None;
+        let mut shadow_ended = false;
 
         for idx in 0..self.lines.len() {
             if self.hidden_from.is_some() {
@@ -978,6 +1021,21 @@ impl<'a> Scanner<'a> {
             let blank = is_blank(t);
             let (cols, ib) = indent(t);
             let after_indented = std::mem::replace(&mut prev_indented_code, false);
+            let mut in_shadow = false;
+            if let Some((f, col)) = shadow
+                && !blank
+            {
+                if cols >= col {
+                    in_shadow = true;
+                    if fence_close(strip_cols(t, col), f) {
+                        shadow = None;
+                        shadow_ended = true;
+                    }
+                } else {
+                    shadow = None;
+                    shadow_ended = true;
+                }
+            }
 
             if let Some((f, col, _)) = fence {
                 if blank || cols >= col {
@@ -1022,7 +1080,7 @@ impl<'a> Scanner<'a> {
 
             if blank {
                 self.finish_para(std::mem::take(&mut para), false);
-                self.finish_para(std::mem::take(&mut qpara), true);
+                self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
                 quote_lazy = false;
                 quoted_fence = None;
                 continue;
@@ -1030,9 +1088,7 @@ impl<'a> Scanner<'a> {
 
             // Block quotes: every quoted line is hidden; scan it only for
             // HTML elements that stay open after the quote.
-            if let Some(qb) = quote_marker(t).or_else(|| {
-                list_item(t).and_then(|li| quote_marker(&t[li.len..]).map(|q| li.len + q))
-            }) {
+            if let Some(qb) = quote_start(t) {
                 self.finish_para(std::mem::take(&mut para), false);
                 let mut content_start = qb;
                 while let Some(q) = quote_marker(&t[content_start..]) {
@@ -1046,16 +1102,17 @@ impl<'a> Scanner<'a> {
                     continue;
                 }
                 if let Some(f) = fence_open(content.trim_start_matches(' ')) {
-                    self.finish_para(std::mem::take(&mut qpara), true);
+                    self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
                     quoted_fence = Some(f);
                     quote_lazy = false;
                     continue;
                 }
                 if is_blank(content) {
-                    self.finish_para(std::mem::take(&mut qpara), true);
+                    self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
                     quote_lazy = false;
                 } else {
                     qpara.lines.push((idx, l.start + content_start));
+                    self.quote_line(content, &mut quote_html, l.start);
                     quote_lazy = true;
                 }
                 continue;
@@ -1063,10 +1120,11 @@ impl<'a> Scanner<'a> {
             quoted_fence = None;
             if quote_lazy && !hard_interrupter(t) {
                 qpara.lines.push((idx, l.start));
+                self.quote_line(t, &mut quote_html, l.start);
                 continue;
             }
             quote_lazy = false;
-            self.finish_para(std::mem::take(&mut qpara), true);
+            self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
 
             let in_para = !para.lines.is_empty();
             let item = list_item(t);
@@ -1106,7 +1164,18 @@ impl<'a> Scanner<'a> {
             }
             let content = &t[content_at..];
 
-            if let Some(f) = fence_open(content) {
+            // `2. ```` inside a paragraph: continuation text at top level, a
+            // new item holding a fence inside a list. Read it as text, and
+            // also refuse the lines the fence would hold.
+            let soft_item = in_para && item_here.is_some() && !hard_interrupter(t);
+            if soft_item {
+                if let Some(f) = fence_open(content) {
+                    shadow = Some((f, content_col));
+                } else if html_block_start(content, false).is_some() {
+                    self.hide_rest(l.start);
+                    continue;
+                }
+            } else if let Some(f) = fence_open(content) {
                 self.finish_para(std::mem::take(&mut para), false);
                 let col = if item_here.is_some() {
                     content_col
@@ -1146,12 +1215,18 @@ impl<'a> Scanner<'a> {
             if thematic_or_dash_underline(t) {
                 continue;
             }
-            if !para.lines.is_empty() && soft_boundary(t) {
+            let restart = !in_shadow && std::mem::take(&mut shadow_ended);
+            if !para.lines.is_empty() && (soft_boundary(t) || restart) {
                 para.soft.push(para.lines.len());
             }
             let k = para.lines.len();
             para.lines.push((idx, l.start + content_at));
-            if item_here.is_none() && cols <= 3 && !after_indented && t[ib..].starts_with('/') {
+            if item_here.is_none()
+                && cols <= 3
+                && !after_indented
+                && !in_shadow
+                && t[ib..].starts_with('/')
+            {
                 para.candidates.push(k);
             }
             if atx_heading(content) {
