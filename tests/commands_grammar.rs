@@ -114,8 +114,12 @@ fn fenced_code_blocks() {
     // `2.` continues a paragraph at top level but starts an item in a list.
     none("1. a\n2. ~~~\n   /use 1\n   ~~~");
     none("`\n2. ~~~<!--x\n\\\n/verify\n-->");
+    // Read as text, the closing `~~~` opens a fence that holds `/verify`;
+    // read as a list, it does not. Both readings are possible: refused.
+    none("1. a\n2. ~~~\n   x\n   ~~~\n\n/verify");
+    // With a blank line before the item, the list reading is certain.
     assert_eq!(
-        texts("1. a\n2. ~~~\n   x\n   ~~~\n\n/verify"),
+        texts("1. a\n\n2. ~~~\n   x\n   ~~~\n\n/verify"),
         vec!["/verify"]
     );
 }
@@ -162,6 +166,9 @@ fn block_quotes() {
     none("- \n\t>x\n/use 1");
     // Raw HTML left open inside a quote stays open after it.
     none("> <!-- start\n\n/use 1");
+    none(">\t<!-- a\nb\nc -->\n> \n/verify");
+    none("- a\n    <!-- x\n>\n/use 1");
+    assert_eq!(texts("/use 1\n*\nx\n  ```\n/verify"), vec!["/use 1"]);
     assert_eq!(texts("> <!-- note -->\n\n/use 1"), vec!["/use 1"]);
     // A quoted fence does not continue past the quote.
     assert_eq!(texts("> ```\n/use 1"), vec!["/use 1"]);

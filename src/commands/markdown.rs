@@ -1004,6 +1004,7 @@ impl<'a> Scanner<'a> {
         let mut qpara = Para::default();
         let mut quote_lazy = false;
         let mut quote_html = HtmlState::Text;
+        let mut quote_in_html = false;
         let mut quoted_fence: Option<Fence> = None;
         let mut list_cols: Vec<usize> = Vec::new();
         let mut prev_indented_code = false;
@@ -1081,6 +1082,7 @@ impl<'a> Scanner<'a> {
             if blank {
                 self.finish_para(std::mem::take(&mut para), false);
                 self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
+                quote_in_html = false;
                 quote_lazy = false;
                 quoted_fence = None;
                 continue;
@@ -1103,17 +1105,25 @@ impl<'a> Scanner<'a> {
                 }
                 if let Some(f) = fence_open(content.trim_start_matches(' ')) {
                     self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
+                    quote_in_html = false;
                     quoted_fence = Some(f);
                     quote_lazy = false;
                     continue;
                 }
                 if is_blank(content) {
                     self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
+                    quote_in_html = false;
                     quote_lazy = false;
                 } else {
                     qpara.lines.push((idx, l.start + content_start));
                     self.quote_line(content, &mut quote_html, l.start);
-                    quote_lazy = true;
+                    // Only a paragraph continues lazily; an HTML block in the
+                    // quote ends with the quote.
+                    let trimmed = content.trim_start_matches([' ', '\t']);
+                    if html_block_start(trimmed, quote_lazy).is_some() {
+                        quote_in_html = true;
+                    }
+                    quote_lazy = !quote_in_html;
                 }
                 continue;
             }
@@ -1125,6 +1135,7 @@ impl<'a> Scanner<'a> {
             }
             quote_lazy = false;
             self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
+            quote_in_html = false;
 
             let in_para = !para.lines.is_empty();
             let item = list_item(t);
@@ -1158,16 +1169,25 @@ impl<'a> Scanner<'a> {
                     break;
                 }
             }
-            if let Some(li) = item_here {
+            let soft_item = in_para && item_here.is_some() && !hard_interrupter(t);
+            // Only a certain list item makes a container: a wrong one would
+            // end fences and HTML blocks early.
+            if let Some(li) = item_here
+                && !soft_item
+            {
                 list_cols.retain(|&c| c <= cols);
                 list_cols.push(content_col.max(li.content_col));
             }
-            let content = &t[content_at..];
+            // Blocks inside a list item may be indented by its content column.
+            let content = if item_here.is_some() {
+                &t[content_at..]
+            } else {
+                strip_cols(t, enclosing)
+            };
 
             // `2. ```` inside a paragraph: continuation text at top level, a
             // new item holding a fence inside a list. Read it as text, and
             // also refuse the lines the fence would hold.
-            let soft_item = in_para && item_here.is_some() && !hard_interrupter(t);
             if soft_item {
                 if let Some(f) = fence_open(content) {
                     shadow = Some((f, content_col));
