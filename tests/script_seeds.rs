@@ -752,3 +752,35 @@ fn syntax_errors_are_reported_not_fatal() {
     assert!(!f.syntax_errors.is_empty());
     assert_eq!(f.loc(2).to_string(), "broken.sh:2:1");
 }
+
+/// Check 10 item 3: a heredoc written straight into an installed engine file,
+/// and a `tee` into site-packages, are rewrites that touch engine paths.
+#[test]
+fn heredoc_into_engine_sources() {
+    let src = "#!/usr/bin/env bash\n\
+cat > /usr/local/lib/python3.12/dist-packages/sglang/srt/layers/fix.py <<'EOF'\n\
+PATCHED = True\n\
+EOF\n\
+tee \"$SITE/site-packages/vllm/envs.py\" <<EOF >/dev/null\n\
+X = 1\n\
+EOF\n\
+cat > notes.txt <<EOF\n\
+plain\n\
+EOF\n";
+    let f = parse_script("p.sh", src.as_bytes()).unwrap();
+    let writes: Vec<_> = f
+        .rewrites
+        .iter()
+        .filter(|r| r.kind == RewriteKind::HeredocWrite)
+        .collect();
+    assert_eq!(writes.len(), 3);
+    assert_eq!(writes[0].line, 2);
+    assert!(writes[0].touches_engine_path());
+    assert_eq!(writes[0].detail, "PATCHED = True\n");
+    assert!(writes[1].touches_engine_path());
+    assert_eq!(
+        writes[1].targets[0].text,
+        "$SITE/site-packages/vllm/envs.py"
+    );
+    assert!(!writes[2].touches_engine_path());
+}

@@ -2006,25 +2006,27 @@ impl<'s> Walker<'s> {
             };
             let base = basename(name);
             let line = line_of(cmd);
-            if let Some(t) = target.clone()
-                && matches!(base, "cat" | "tee" | "")
-            {
-                self.push_rewrite(
-                    RewriteKind::HeredocWrite,
-                    vec![t],
-                    body_text.clone(),
-                    line,
-                    doc.end_line,
-                );
-            } else if base == "tee" {
-                let targets: Vec<Word> = args
+            if base == "tee" {
+                // tee writes its operands; a `>` redirect only takes the echo.
+                let mut targets: Vec<Word> = args
                     .iter()
                     .filter(|a| !a.text.starts_with('-'))
                     .cloned()
                     .collect();
+                targets.extend(target.clone().filter(|t| t.text != "/dev/null"));
                 self.push_rewrite(
                     RewriteKind::HeredocWrite,
                     targets,
+                    body_text.clone(),
+                    line,
+                    doc.end_line,
+                );
+            } else if let Some(t) = target.clone()
+                && matches!(base, "cat" | "")
+            {
+                self.push_rewrite(
+                    RewriteKind::HeredocWrite,
+                    vec![t],
                     body_text.clone(),
                     line,
                     doc.end_line,
