@@ -26,5 +26,6 @@ pub mod sandbox;
 pub mod server;
 pub mod signoff;
 pub mod store;
+pub mod sweep;
 pub mod telemetry;
 pub mod verdict;

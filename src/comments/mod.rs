@@ -156,3 +156,40 @@ mod guide_tests {
         assert!(body.contains("As a PR reviewer and CODEOWNER, I have reviewed this and have"));
     }
 }
+
+/// Marker of the result-links comment of one run.
+pub fn results_marker(run: u64) -> String {
+    format!("<!-- sweepgate:results run={run} -->")
+}
+
+#[derive(Template)]
+#[template(path = "results.md", escape = "none")]
+pub struct Results<'a> {
+    pub run: u64,
+    pub site: &'a str,
+    pub run_url: &'a str,
+    pub conclusion: &'a str,
+    pub families: &'a [crate::sweep::results::Family],
+    pub canary: &'a str,
+}
+
+/// The staging reply, in each of its states.
+#[derive(Template)]
+#[template(path = "staging.md", escape = "none")]
+pub struct Staging<'a> {
+    /// `requested`, `started`, `staged` or `failed`.
+    pub state: &'a str,
+    pub user: &'a str,
+    pub run: u64,
+    pub curves: &'a [String],
+    pub link: Option<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "run-refused.md", escape = "none")]
+pub struct RunRefused<'a> {
+    pub user: &'a str,
+    pub run: Option<u64>,
+    pub checked: usize,
+    pub reason: &'a str,
+}

@@ -115,6 +115,7 @@ pub struct Envelope {
     pub repository: Option<RepoName>,
     pub installation_id: Option<u64>,
     pub pr_number: Option<PrNumber>,
+    pub default_branch: Option<String>,
 }
 
 impl Envelope {
@@ -190,6 +191,10 @@ pub fn parse(event: &str, body: &[u8]) -> Result<(Envelope, Option<Event>), Payl
     Ok((
         Envelope {
             action: common.action,
+            default_branch: common
+                .repository
+                .as_ref()
+                .and_then(|r| r.default_branch.clone()),
             repository: common
                 .repository
                 .filter(|r| !r.full_name.is_empty())

@@ -88,6 +88,11 @@ impl GitHub {
         })
     }
 
+    /// Whether this client is a GitHub App (not a personal token).
+    pub fn is_app(&self) -> bool {
+        self.is_app
+    }
+
     /// Calls as the App itself (JWT): `/app`, installation lookups.
     pub fn app(&self) -> Api {
         self.api(self.root.clone())

@@ -61,6 +61,10 @@ fn repo_path(repo: &RepoName) -> Result<String, GitHubError> {
 }
 
 /// Percent-encodes one path segment.
+pub(super) fn seg_enc(s: &str) -> String {
+    enc(s)
+}
+
 fn enc(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes())
         .collect::<String>()
@@ -174,5 +178,245 @@ mod tests {
         assert_eq!(enc_path("a b/c#d.yaml"), "a%20b/c%23d.yaml");
         assert_eq!(repo_path(&RepoName::new("o", "r")).unwrap(), "/repos/o/r");
         assert!(repo_path(&RepoName("bad".into())).is_err());
+    }
+}
+
+/// The Actions and pull-request facts the sweep handlers read.
+pub mod actions {
+    use super::{Api, GitHubError, repo_path, seg_enc};
+    use crate::ids::{PrNumber, RepoName, RunId};
+    use crate::sweep::results::JobFacts;
+    use crate::sweep::runs::{ArtifactFacts, LabelEvent, RunFacts};
+    use chrono::{DateTime, Utc};
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    struct Run {
+        id: RunId,
+        #[serde(default)]
+        event: String,
+        #[serde(default)]
+        status: Option<String>,
+        #[serde(default)]
+        conclusion: Option<String>,
+        #[serde(default)]
+        path: Option<String>,
+        #[serde(default)]
+        head_sha: String,
+        #[serde(default)]
+        head_branch: Option<String>,
+        #[serde(default)]
+        created_at: Option<DateTime<Utc>>,
+        #[serde(default)]
+        run_started_at: Option<DateTime<Utc>>,
+        #[serde(default)]
+        run_attempt: Option<u64>,
+        #[serde(default)]
+        html_url: String,
+        #[serde(default)]
+        pull_requests: Vec<Num>,
+    }
+
+    #[derive(Deserialize)]
+    struct Num {
+        number: u64,
+    }
+
+    impl From<Run> for RunFacts {
+        fn from(r: Run) -> Self {
+            RunFacts {
+                id: r.id,
+                event: r.event,
+                status: r.status.unwrap_or_default(),
+                conclusion: r.conclusion,
+                path: r.path,
+                head_sha: r.head_sha,
+                head_branch: r.head_branch,
+                created_at: r.created_at.or(r.run_started_at).unwrap_or_default(),
+                run_attempt: r.run_attempt.unwrap_or(1),
+                html_url: r.html_url,
+                pull_requests: r.pull_requests.into_iter().map(|p| p.number).collect(),
+            }
+        }
+    }
+
+    #[derive(Deserialize)]
+    struct Artifact {
+        name: String,
+        #[serde(default)]
+        expired: bool,
+    }
+
+    #[derive(Deserialize)]
+    struct Job {
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        conclusion: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    struct TimelineEvent {
+        #[serde(default)]
+        event: String,
+        #[serde(default)]
+        created_at: Option<DateTime<Utc>>,
+        #[serde(default)]
+        label: Option<LabelName>,
+    }
+
+    #[derive(Deserialize)]
+    struct LabelName {
+        name: String,
+    }
+
+    #[derive(Deserialize)]
+    struct Sha {
+        sha: String,
+    }
+
+    /// A pull request's facts the sweep handlers need.
+    #[derive(Debug, Clone, Deserialize)]
+    pub struct PullFacts {
+        pub number: PrNumber,
+        #[serde(default)]
+        pub state: String,
+        pub head: Ref,
+        pub base: Ref,
+        #[serde(default)]
+        pub labels: Vec<Label>,
+        #[serde(default)]
+        pub user: Option<super::Login>,
+    }
+
+    #[derive(Debug, Clone, Deserialize)]
+    pub struct Ref {
+        #[serde(rename = "ref", default)]
+        pub name: String,
+        #[serde(default)]
+        pub sha: String,
+    }
+
+    #[derive(Debug, Clone, Deserialize)]
+    pub struct Label {
+        pub name: String,
+    }
+
+    impl Api {
+        pub async fn workflow_run(
+            &self,
+            repo: &RepoName,
+            run: RunId,
+        ) -> Result<Option<RunFacts>, GitHubError> {
+            let path = format!("{}/actions/runs/{run}", repo_path(repo)?);
+            Ok(self.get_opt::<Run>(&path).await?.map(RunFacts::from))
+        }
+
+        /// Completed runs of `workflow` on `branch`, newest first.
+        pub async fn completed_runs(
+            &self,
+            repo: &RepoName,
+            workflow: &str,
+            branch: &str,
+        ) -> Result<Vec<RunFacts>, GitHubError> {
+            let path = format!(
+                "{}/actions/workflows/{}/runs?branch={}&status=completed",
+                repo_path(repo)?,
+                seg_enc(workflow),
+                seg_enc(branch)
+            );
+            let runs: Vec<Run> = self.get_all(&path, Some("workflow_runs")).await?;
+            let mut runs: Vec<RunFacts> = runs.into_iter().map(RunFacts::from).collect();
+            runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+            Ok(runs)
+        }
+
+        pub async fn run_artifacts(
+            &self,
+            repo: &RepoName,
+            run: RunId,
+        ) -> Result<Vec<ArtifactFacts>, GitHubError> {
+            let path = format!("{}/actions/runs/{run}/artifacts", repo_path(repo)?);
+            let a: Vec<Artifact> = self.get_all(&path, Some("artifacts")).await?;
+            Ok(a.into_iter()
+                .map(|a| ArtifactFacts {
+                    name: a.name,
+                    expired: a.expired,
+                })
+                .collect())
+        }
+
+        /// The jobs of the run's latest attempt.
+        pub async fn run_jobs(
+            &self,
+            repo: &RepoName,
+            run: RunId,
+        ) -> Result<Vec<JobFacts>, GitHubError> {
+            let path = format!("{}/actions/runs/{run}/jobs?filter=latest", repo_path(repo)?);
+            let jobs: Vec<Job> = self.get_all(&path, Some("jobs")).await?;
+            Ok(jobs
+                .into_iter()
+                .map(|j| JobFacts {
+                    name: j.name,
+                    conclusion: j.conclusion,
+                })
+                .collect())
+        }
+
+        pub async fn pull(&self, repo: &RepoName, pr: PrNumber) -> Result<PullFacts, GitHubError> {
+            let path = format!("{}/pulls/{pr}", repo_path(repo)?);
+            self.get(&path).await
+        }
+
+        pub async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullFacts>, GitHubError> {
+            let path = format!("{}/pulls?state=open", repo_path(repo)?);
+            self.get_all(&path, None).await
+        }
+
+        /// Every commit sha of the PR.
+        pub async fn pr_commit_shas(
+            &self,
+            repo: &RepoName,
+            pr: PrNumber,
+        ) -> Result<Vec<String>, GitHubError> {
+            let path = format!("{}/pulls/{pr}/commits", repo_path(repo)?);
+            let shas: Vec<Sha> = self.get_all(&path, None).await?;
+            Ok(shas.into_iter().map(|s| s.sha).collect())
+        }
+
+        /// The PR's label events, for "which labels did it carry then".
+        pub async fn label_events(
+            &self,
+            repo: &RepoName,
+            pr: PrNumber,
+        ) -> Result<Vec<LabelEvent>, GitHubError> {
+            let path = format!("{}/issues/{pr}/timeline", repo_path(repo)?);
+            let events: Vec<TimelineEvent> = self.get_all(&path, None).await?;
+            Ok(events
+                .into_iter()
+                .filter_map(|e| {
+                    let added = match e.event.as_str() {
+                        "labeled" => true,
+                        "unlabeled" => false,
+                        _ => return None,
+                    };
+                    Some(LabelEvent {
+                        at: e.created_at?,
+                        label: e.label?.name,
+                        added,
+                    })
+                })
+                .collect())
+        }
+
+        pub async fn repository_dispatch(
+            &self,
+            repo: &RepoName,
+            body: &serde_json::Value,
+        ) -> Result<(), GitHubError> {
+            let path = format!("{}/dispatches", repo_path(repo)?);
+            self.send(http::Method::POST, &path, Some(body)).await?;
+            Ok(())
+        }
     }
 }

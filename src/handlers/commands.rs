@@ -1,6 +1,7 @@
 //! Commands in PR comments: parse (only new lines of an edited comment),
 //! authorize through the API, and answer in one reply per comment.
-use super::{Services, publish, repo_of};
+use super::publish::Published;
+use super::{Services, publish, repo_of, sweeps};
 use crate::commands::{
     self, Actor, AuthorAssociation, Command, ParsedLine, PermissionSource, RepoRole, RoleFuture,
 };
@@ -8,6 +9,7 @@ use crate::comments::{CommandProblem, Help, HelpRow, NotAvailable, Reply, render
 use crate::events::{Event, Handler, HandlerError, IssueCommentEvent, JobContext};
 use crate::github::{Api, GitHubError};
 use crate::ids::RepoName;
+use crate::sweep::runs::Purpose;
 use async_trait::async_trait;
 
 pub struct Commands {
@@ -98,7 +100,13 @@ impl Handler for Commands {
             association: AuthorAssociation::parse(ev.comment.author_association.as_deref()),
         };
         let pr_author = ev.issue.user.as_ref().map(|u| u.login.as_str());
+        let branch = ctx
+            .envelope
+            .default_branch
+            .clone()
+            .unwrap_or_else(|| "main".into());
         let mut answers = Vec::new();
+        let mut pending = Vec::new();
         for line in &lines {
             let cmd = match &line.result {
                 Ok(cmd) => cmd,
@@ -125,20 +133,62 @@ impl Handler for Commands {
                 }));
                 continue;
             }
-            answers.push(answer(cmd, &user.login));
+            let run_cmd = |run, purpose| sweeps::RunCommand {
+                user: &user.login,
+                run,
+                purpose,
+                command_comment: ev.comment.id,
+            };
+            let run_cmd = match cmd {
+                Command::Use { run } => run_cmd(Some(*run), Purpose::PinExplicit),
+                Command::ReuseSweepRun { run: Some(run) } => {
+                    run_cmd(Some(*run), Purpose::PinExplicit)
+                }
+                Command::ReuseSweepRun { run: None } => run_cmd(None, Purpose::PinNewest),
+                Command::StageResults { run: Some(run) } => {
+                    run_cmd(Some(*run), Purpose::StageExplicit)
+                }
+                Command::StageResults { run: None } => run_cmd(None, Purpose::StageNewest),
+                other => {
+                    answers.push(answer(other, &user.login));
+                    continue;
+                }
+            };
+            let (text, stage) =
+                sweeps::prepare(&api, &ctx.store, &repo, ev.issue.number, &branch, &run_cmd)
+                    .await?;
+            answers.push(text);
+            pending.extend(stage);
         }
         let body = render(&Reply {
             comment_id: ev.comment.id.0,
             answers: &answers,
         });
-        publish::upsert(
+        let reply = match publish::upsert(
             &api,
             &repo,
             ev.issue.number,
             &reply_marker(ev.comment.id.0),
             &body,
         )
-        .await?;
+        .await?
+        {
+            Published::Created(id) | Published::Edited(id) | Published::Unchanged(id) => id,
+        };
+        // After the reply exists: the staging request names it.
+        for stage in &pending {
+            sweeps::dispatch(
+                &self.services,
+                &api,
+                &ctx.store,
+                &repo,
+                ev.issue.number,
+                &branch,
+                reply,
+                stage,
+            )
+            .await?;
+        }
         Ok(())
     }
 }

@@ -5,6 +5,7 @@ pub mod commands;
 pub mod guide;
 pub mod publish;
 pub mod repo_config;
+pub mod sweeps;
 
 use crate::events::{EventRouter, HandlerError, JobContext};
 use crate::github::{Api, GitHub};
@@ -28,6 +29,29 @@ impl Services {
     }
 }
 
+impl Services {
+    /// The API as the installation that covers `repo` (the results
+    /// repository may live in another organisation).
+    pub async fn api_for_repo(&self, repo: &RepoName) -> Result<Api, HandlerError> {
+        if !self.github.is_app() {
+            return Ok(self.github.app());
+        }
+        #[derive(serde::Deserialize)]
+        struct Installation {
+            id: u64,
+        }
+        let (o, r) = repo
+            .parts()
+            .ok_or_else(|| HandlerError::Permanent(format!("`{repo}` is not owner/name")))?;
+        let inst: Installation = self
+            .github
+            .app()
+            .get(&format!("/repos/{o}/{r}/installation"))
+            .await?;
+        Ok(self.github.installation(InstallationId(inst.id))?)
+    }
+}
+
 /// The repository the delivery is about.
 pub fn repo_of(ctx: &JobContext) -> Result<RepoName, HandlerError> {
     ctx.envelope
@@ -40,5 +64,7 @@ pub fn repo_of(ctx: &JobContext) -> Result<RepoName, HandlerError> {
 pub fn event_router(services: Services) -> EventRouter {
     EventRouter::new()
         .with(Arc::new(guide::ContributionGuide::new(services.clone())))
-        .with(Arc::new(commands::Commands::new(services)))
+        .with(Arc::new(commands::Commands::new(services.clone())))
+        .with(Arc::new(sweeps::RunResults::new(services.clone())))
+        .with(Arc::new(sweeps::StagingCallback::new(services)))
 }

@@ -53,30 +53,35 @@ pub fn fixture_files() -> Vec<(String, Vec<u8>)> {
     .collect()
 }
 
+/// A GitHub client authenticated as the sandbox's App.
+pub fn github_for(sandbox: &Sandbox) -> GitHub {
+    GitHub::new(GitHubConfig {
+        api_url: sandbox.base_url(),
+        credentials: Credentials::App {
+            app_id: sandbox.app_id(),
+            private_key_pem: Secret::new(KEY_PEM),
+        },
+        policy: RetryPolicy {
+            base: Duration::from_millis(1),
+            ..RetryPolicy::default()
+        },
+    })
+    .unwrap()
+}
+
 impl World {
     pub async fn new() -> World {
         Self::with_db(TestDb::sqlite().await).await
     }
 
     pub async fn with_db(db: TestDb) -> World {
-        let (sandbox, base) = Sandbox::start_with(SandboxConfig::default()).await.unwrap();
+        let (sandbox, _) = Sandbox::start_with(SandboxConfig::default()).await.unwrap();
         sandbox.add_org(OWNER);
         sandbox
             .add_repo(OWNER, REPO, "main", fixture_files())
             .unwrap();
         let installation = sandbox.install_app(OWNER);
-        let github = GitHub::new(GitHubConfig {
-            api_url: base,
-            credentials: Credentials::App {
-                app_id: sandbox.app_id(),
-                private_key_pem: Secret::new(KEY_PEM),
-            },
-            policy: RetryPolicy {
-                base: Duration::from_millis(1),
-                ..RetryPolicy::default()
-            },
-        })
-        .unwrap();
+        let github = github_for(&sandbox);
         let events = event_router(Services { github });
         let app = router(AppState::new(
             db.store.clone(),

@@ -1,0 +1,428 @@
+//! Sweep runs: the result links when a run completes, pinning and staging
+//! a run (`/use`, `/reuse-sweep-run`, `/stage-results`), and the results
+//! repository's staging callbacks.
+use super::{Services, publish, repo_config, repo_of};
+use crate::comments::{Reply, Results, RunRefused, Staging, render, results_marker};
+use crate::config::RepoConfig;
+use crate::events::{Event, Handler, HandlerError, JobContext};
+use crate::github::{Api, GitHubSource};
+use crate::ids::{CommentId, PrNumber, RepoName, RunId};
+use crate::recipe::{changelog, master};
+use crate::repo::read_optional;
+use crate::store::{Store, now_ms};
+use crate::sweep::curves;
+use crate::sweep::results::{Canary, summarize};
+use crate::sweep::runs::{self, Purpose, RunFacts, labels_at};
+use crate::sweep::staging::{Progress, StageRequest, parse_callback};
+use async_trait::async_trait;
+use std::collections::HashSet;
+
+const NS_PIN: &str = "pin";
+const NS_STAGED: &str = "staging-sent";
+const NS_REPLY: &str = "staging-reply";
+
+/// Whether a run belongs to the repository's sweep workflow.
+fn is_sweep_run(cfg: &RepoConfig, path: Option<&str>) -> bool {
+    let expected = format!(".github/workflows/{}", cfg.sweep.workflow);
+    path.is_some_and(|p| p.split('@').next() == Some(expected.as_str()))
+}
+
+/// Posts the result links once per run id.
+pub struct RunResults {
+    services: Services,
+}
+
+impl RunResults {
+    pub fn new(services: Services) -> Self {
+        Self { services }
+    }
+}
+
+#[async_trait]
+impl Handler for RunResults {
+    fn name(&self) -> &'static str {
+        "run-results"
+    }
+
+    fn accepts(&self, kind: &str) -> bool {
+        kind == "workflow_run.completed"
+    }
+
+    async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
+        let Event::WorkflowRun(ev) = event else {
+            return Ok(());
+        };
+        let run = &ev.workflow_run;
+        let repo = repo_of(ctx)?;
+        let api = self.services.api(ctx)?;
+        let branch = ctx.envelope.default_branch.as_deref().unwrap_or("main");
+        let cfg = repo_config::load(&api, &ctx.store, &repo, branch)
+            .await?
+            .config;
+        if !is_sweep_run(&cfg, run.path.as_deref()) {
+            return Ok(());
+        }
+        // Fork PR runs carry no `pull_requests`: find the PR by head.
+        let pr = match run.pull_requests.as_slice() {
+            [one] => Some(one.number),
+            _ => api
+                .open_pulls(&repo)
+                .await?
+                .into_iter()
+                .find(|p| p.head.sha == run.head_sha)
+                .map(|p| p.number),
+        };
+        let Some(pr) = pr else {
+            return Ok(());
+        };
+        let jobs = api.run_jobs(&repo, run.id).await?;
+        let (families, canary) = summarize(&jobs);
+        let canary = match canary {
+            Canary::None => "none in this run",
+            Canary::Passed => "passed",
+            Canary::Failed => "failed",
+            Canary::Cancelled => "cancelled",
+        };
+        let body = render(&Results {
+            run: run.id.0,
+            site: cfg.links.results_site.trim_end_matches('/'),
+            run_url: run.html_url.as_deref().unwrap_or(""),
+            conclusion: run.conclusion.as_deref().unwrap_or("unknown"),
+            families: &families,
+            canary,
+        });
+        publish::post_once(&api, &repo, pr, &results_marker(run.id.0), &body).await?;
+        Ok(())
+    }
+}
+
+/// A run command that passed authorization.
+pub struct RunCommand<'a> {
+    pub user: &'a str,
+    pub run: Option<RunId>,
+    pub purpose: Purpose,
+    pub command_comment: CommentId,
+}
+
+/// What the commands handler does after posting its reply.
+pub struct PendingStage {
+    pub run: RunFacts,
+    pub user: String,
+    pub pin: bool,
+    pub command_comment: CommentId,
+}
+
+/// Validates the run for a command; the answer line and, when valid, the
+/// staging to send once the reply exists.
+pub async fn prepare(
+    api: &Api,
+    store: &Store,
+    repo: &RepoName,
+    pr: PrNumber,
+    default_branch: &str,
+    cmd: &RunCommand<'_>,
+) -> Result<(String, Option<PendingStage>), HandlerError> {
+    let cfg = repo_config::load(api, store, repo, default_branch)
+        .await?
+        .config;
+    let pull = api.pull(repo, pr).await?;
+    let commits: HashSet<String> = api.pr_commit_shas(repo, pr).await?.into_iter().collect();
+    let timeline = api.label_events(repo, pr).await?;
+    let candidates: Vec<RunFacts> = match cmd.run {
+        Some(id) => match api.workflow_run(repo, id).await? {
+            Some(r) => vec![r],
+            None => {
+                return Ok((
+                    render(&RunRefused {
+                        user: cmd.user,
+                        run: Some(id.0),
+                        checked: 0,
+                        reason: "no such workflow run in this repository",
+                    }),
+                    None,
+                ));
+            }
+        },
+        None => {
+            api.completed_runs(repo, &cfg.sweep.workflow, &pull.head.name)
+                .await?
+        }
+    };
+    let mut first_reason = None;
+    for run in &candidates {
+        let artifacts = api.run_artifacts(repo, run.id).await?;
+        let labels = labels_at(&timeline, run.created_at);
+        let verdict = runs::check(
+            run,
+            &runs::Context {
+                cfg: &cfg,
+                pr_number: pr.0,
+                pr_commits: &commits,
+                labels_at_start: &labels,
+                artifacts: &artifacts,
+            },
+            cmd.purpose,
+        );
+        match verdict {
+            Ok(()) => {
+                let answer = render(&Staging {
+                    state: "requested",
+                    user: cmd.user,
+                    run: run.id.0,
+                    curves: &[],
+                    link: None,
+                });
+                let pin = matches!(cmd.purpose, Purpose::PinExplicit | Purpose::PinNewest);
+                return Ok((
+                    answer,
+                    Some(PendingStage {
+                        run: run.clone(),
+                        user: cmd.user.to_owned(),
+                        pin,
+                        command_comment: cmd.command_comment,
+                    }),
+                ));
+            }
+            Err(why) => {
+                if first_reason.is_none() {
+                    first_reason = Some(format!("run {}: {why}", run.id));
+                }
+                if cmd.run.is_some() {
+                    return Ok((
+                        render(&RunRefused {
+                            user: cmd.user,
+                            run: Some(run.id.0),
+                            checked: 1,
+                            reason: &why.to_string(),
+                        }),
+                        None,
+                    ));
+                }
+            }
+        }
+    }
+    Ok((
+        render(&RunRefused {
+            user: cmd.user,
+            run: None,
+            checked: candidates.len(),
+            reason: first_reason.as_deref().unwrap_or(""),
+        }),
+        None,
+    ))
+}
+
+/// Pins (newest command wins) and sends the staging request, once per
+/// idempotency key.
+pub async fn dispatch(
+    services: &Services,
+    api: &Api,
+    store: &Store,
+    repo: &RepoName,
+    pr: PrNumber,
+    default_branch: &str,
+    reply: CommentId,
+    stage: &PendingStage,
+) -> Result<(), HandlerError> {
+    let cfg = repo_config::load(api, store, repo, default_branch)
+        .await?
+        .config;
+    let pin_key = format!("{repo}#{pr}");
+    if stage.pin {
+        let newer = match store.kv_get(NS_PIN, &pin_key).await? {
+            Some(old) => serde_json::from_str::<serde_json::Value>(&old)
+                .ok()
+                .and_then(|v| v["comment"].as_u64())
+                .is_none_or(|c| c <= stage.command_comment.0),
+            None => true,
+        };
+        if newer {
+            let value = serde_json::json!({
+                "run": stage.run.id.0,
+                "by": stage.user,
+                "comment": stage.command_comment.0,
+            });
+            store
+                .kv_put(NS_PIN, &pin_key, &value.to_string(), now_ms())
+                .await?;
+        }
+    }
+    let request = StageRequest {
+        source_repository: repo.0.clone(),
+        pr,
+        run: stage.run.id,
+        attempt: stage.run.run_attempt,
+        run_date: stage.run.created_at.format("%Y-%m-%d").to_string(),
+        requested_by: stage.user.clone(),
+        reply,
+    };
+    let key = request.idempotency_key();
+    if store.kv_get(NS_STAGED, &key).await?.is_some() {
+        return Ok(());
+    }
+    // Remember what the callback will need to edit this reply.
+    let reply_facts = serde_json::json!({
+        "command_comment": stage.command_comment.0,
+        "run": stage.run.id.0,
+    });
+    store
+        .kv_put(
+            NS_REPLY,
+            &reply.0.to_string(),
+            &reply_facts.to_string(),
+            now_ms(),
+        )
+        .await?;
+    let results_repo = RepoName(cfg.sweep.results_repository.clone());
+    services
+        .api_for_repo(&results_repo)
+        .await?
+        .repository_dispatch(
+            &results_repo,
+            &request.dispatch_body(&cfg.sweep.staging_event),
+        )
+        .await?;
+    store.kv_put(NS_STAGED, &key, "sent", now_ms()).await?;
+    Ok(())
+}
+
+/// The results repository's `stage-results-started` / `-completed`.
+pub struct StagingCallback {
+    services: Services,
+}
+
+impl StagingCallback {
+    pub fn new(services: Services) -> Self {
+        Self { services }
+    }
+}
+
+#[async_trait]
+impl Handler for StagingCallback {
+    fn name(&self) -> &'static str {
+        "staging-callback"
+    }
+
+    fn accepts(&self, kind: &str) -> bool {
+        kind == "repository_dispatch"
+    }
+
+    async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
+        let Event::RepositoryDispatch(ev) = event else {
+            return Ok(());
+        };
+        let repo = repo_of(ctx)?;
+        let api = self.services.api(ctx)?;
+        let branch = ctx.envelope.default_branch.as_deref().unwrap_or("main");
+        let cfg = repo_config::load(&api, &ctx.store, &repo, branch)
+            .await?
+            .config;
+        let callback = match parse_callback(
+            &ev.action,
+            &ev.client_payload,
+            &cfg.sweep.results_repository,
+        ) {
+            Ok(Some(c)) => c,
+            Ok(None) => return Ok(()),
+            // A forged or broken callback changes nothing; say why in the job.
+            Err(e) => return Err(HandlerError::Permanent(e.to_string())),
+        };
+        let (state, curves) = match callback.progress {
+            Progress::Started => ("started", Vec::new()),
+            Progress::Completed { succeeded: false } => ("failed", Vec::new()),
+            Progress::Completed { succeeded: true } => {
+                let curves = run_curves(
+                    &api,
+                    &repo,
+                    callback.pr,
+                    callback.run,
+                    &cfg,
+                    &callback.run_date,
+                )
+                .await?;
+                ("staged", curves)
+            }
+        };
+        let text = render(&Staging {
+            state,
+            user: &callback.requested_by,
+            run: callback.run.0,
+            curves: &curves,
+            link: callback.app_run_url.as_deref(),
+        });
+        let reply_facts = match callback.reply {
+            Some(id) => ctx
+                .store
+                .kv_get(NS_REPLY, &id.0.to_string())
+                .await?
+                .and_then(|v| serde_json::from_str::<serde_json::Value>(&v).ok()),
+            None => None,
+        };
+        let command_comment = reply_facts
+            .as_ref()
+            .and_then(|v| v["command_comment"].as_u64());
+        match (callback.reply, command_comment) {
+            (Some(reply), Some(cmd)) => {
+                let body = render(&Reply {
+                    comment_id: cmd,
+                    answers: &[text],
+                });
+                api.update_comment(&repo, reply, &body).await?;
+            }
+            // No reply of ours to edit: one comment per run and state.
+            _ => {
+                let marker = format!(
+                    "<!-- sweepgate:staging run={} state={state} -->",
+                    callback.run
+                );
+                let body = format!("{marker}\n{text}\n");
+                publish::post_once(&api, &repo, callback.pr, &marker, &body).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The curves of the run: the changelog entries the PR appends, as of the
+/// run's commit, against the master configs there.
+async fn run_curves(
+    api: &Api,
+    repo: &RepoName,
+    pr: PrNumber,
+    run: RunId,
+    cfg: &RepoConfig,
+    date: &str,
+) -> Result<Vec<String>, HandlerError> {
+    let Some(facts) = api.workflow_run(repo, run).await? else {
+        return Ok(Vec::new());
+    };
+    let pull = api.pull(repo, pr).await?;
+    let src = GitHubSource::new(api.clone(), repo.clone())?;
+    let read = |rev: String, path: String| {
+        let src = &src;
+        async move {
+            read_optional(src, &rev, &path)
+                .await
+                .map_err(|e| HandlerError::Transient {
+                    message: e.to_string(),
+                    retry_after: None,
+                })
+        }
+    };
+    let base = read(pull.base.sha.clone(), cfg.paths.changelog.clone())
+        .await?
+        .unwrap_or_default();
+    let head = read(facts.head_sha.clone(), cfg.paths.changelog.clone())
+        .await?
+        .unwrap_or_default();
+    let report = changelog::pr_gate(&cfg.paths.changelog, &base, &head, &Default::default());
+    let mut files = Vec::new();
+    for path in &cfg.paths.master_configs {
+        if let Some(bytes) = read(facts.head_sha.clone(), path.clone()).await? {
+            files.push((path.clone(), bytes));
+        }
+    }
+    let master = master::parse_many(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())))
+        .map_err(|e| HandlerError::Permanent(e.to_string()))?;
+    Ok(curves::bullets(&report.appended, &master, date))
+}

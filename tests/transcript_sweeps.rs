@@ -1,0 +1,255 @@
+//! Transcripts of sweep runs: result links when a run completes, `/use`
+//! pinning and staging a run, the results repository's callbacks editing
+//! the reply, and refusals naming the fact that failed.
+mod common;
+
+use common::transcript::{OWNER, REPO, World};
+use serde_json::json;
+use sweepgate::ids::{InstallationId, RepoName};
+use sweepgate::sandbox::{Change, RunSpec};
+
+const RUN: u64 = 38614048439;
+const RESULTS_OWNER: &str = "SemiAnalysisAI";
+const RESULTS_REPO: &str = "InferenceX-app";
+
+fn changelog_append() -> Change {
+    let path = common::shared_dir().join("fixtures/inferencex/perf-changelog.yaml");
+    let mut text = std::fs::read_to_string(path).unwrap();
+    text.push_str(
+        "\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"Retune the H200 TP8 points\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n",
+    );
+    Change::write("perf-changelog.yaml", text)
+}
+
+/// A PR appending a changelog entry, labelled for a full sweep, with one
+/// completed run of the sweep workflow on its head.
+async fn world_with_run() -> (World, sweepgate::sandbox::Pr) {
+    let mut w = World::new().await;
+    w.sandbox.add_org(RESULTS_OWNER);
+    w.sandbox
+        .add_repo(RESULTS_OWNER, RESULTS_REPO, "main", [("README.md", "app")])
+        .unwrap();
+    w.sandbox.install_app(RESULTS_OWNER);
+    let pr = w.open_pr("dsv4-h200", &[changelog_append()], "vendor-dev");
+    pr.add_label("full-sweep-fail-fast", "maint").unwrap();
+    w.deliver().await;
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with("<!-- recipe-reminder -->")
+    );
+    let head = pr.head_sha().unwrap();
+    let s = &w.sandbox;
+    let run = s
+        .add_workflow_run(
+            RunSpec::new(OWNER, REPO, "run-sweep.yml", &head)
+                .id(RUN)
+                .branch("dsv4-h200"),
+        )
+        .unwrap();
+    s.add_job(run, "check-changelog", Some("success")).unwrap();
+    s.add_job(
+        run,
+        "canary / p1 | dsv4 fp8 h200 vllm TP8 c4",
+        Some("success"),
+    )
+    .unwrap();
+    for (c, outcome) in [("c8", "success"), ("c16", "success"), ("c32", "failure")] {
+        s.add_job(
+            run,
+            &format!("single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 {c}"),
+            Some(outcome),
+        )
+        .unwrap();
+    }
+    s.add_job(
+        run,
+        "eval / p1 | dsv4 fp8 h200 vllm TP8 c16 | eval",
+        Some("cancelled"),
+    )
+    .unwrap();
+    s.add_artifact(run, "results_bmk", [("agg_bmk.json", "[]")])
+        .unwrap();
+    s.add_artifact(
+        run,
+        "changelog-metadata",
+        [("changelog_metadata.json", "{}")],
+    )
+    .unwrap();
+    s.complete_run(run, "failure").unwrap();
+    w.deliver().await;
+    (w, pr)
+}
+
+#[tokio::test]
+async fn a_completed_run_gets_its_result_links_once() {
+    let (mut w, pr) = world_with_run().await;
+    insta::assert_snapshot!("results", w.next_comment(pr.number));
+    w.finish(&[pr.number]).await;
+}
+
+#[tokio::test]
+async fn use_pins_stages_and_the_callbacks_edit_the_reply() {
+    let (mut w, pr) = world_with_run().await;
+    w.next_comment(pr.number); // the result links
+    w.sandbox
+        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
+        .unwrap();
+    let cmd = pr
+        .post_comment("nvpohanh", "COLLABORATOR", "/use 38614048439")
+        .unwrap();
+    w.deliver().await;
+    let reply = w.next_comment(pr.number);
+    assert_eq!(
+        reply,
+        format!("<!-- sweepgate:reply comment={cmd} -->\n@nvpohanh staging run {RUN}…\n")
+    );
+    let dispatches = w.sandbox.repository_dispatches();
+    assert_eq!(dispatches.len(), 1);
+    let d = &dispatches[0];
+    assert_eq!(d.event_type, "stage-results");
+    assert_eq!(d.client_payload["run-id"], RUN.to_string());
+    assert_eq!(d.client_payload["pr-number"], pr.number.to_string());
+    assert_eq!(d.client_payload["requested-by"], "nvpohanh");
+    assert_eq!(d.client_payload["run-date"], "2026-10-14");
+    let reply_id = d.client_payload["comment-id"].as_str().unwrap().to_owned();
+    let stored =
+        w.db.store
+            .kv_get("pin", &format!("{OWNER}/{REPO}#{}", pr.number))
+            .await
+            .unwrap();
+    assert!(stored.unwrap().contains(&format!("\"run\":{RUN}")));
+
+    // The results repository calls back into the benchmark repository.
+    let gh = common::transcript::github_for(&w.sandbox);
+    let callback = |event: &str, extra: serde_json::Value| {
+        let mut payload = json!({
+            "source-repository": format!("{RESULTS_OWNER}/{RESULTS_REPO}"),
+            "pr-number": pr.number.to_string(),
+            "run-id": RUN.to_string(),
+            "run-date": "2026-10-14",
+            "requested-by": "nvpohanh",
+            "comment-id": reply_id,
+            "app-run-id": "555",
+        });
+        payload
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!({ "event_type": event, "client_payload": payload })
+    };
+    let main_repo = RepoName::new(OWNER, REPO);
+    let inst_api = gh.installation(InstallationId(w.installation)).unwrap();
+    inst_api
+        .repository_dispatch(&main_repo, &callback("stage-results-started", json!({})))
+        .await
+        .unwrap();
+    w.deliver().await;
+    insta::assert_snapshot!("staging_started", w.next_comment(pr.number));
+    inst_api
+        .repository_dispatch(
+            &main_repo,
+            &callback(
+                "stage-results-completed",
+                json!({ "stage-succeeded": "true" }),
+            ),
+        )
+        .await
+        .unwrap();
+    w.deliver().await;
+    insta::assert_snapshot!("staged", w.next_comment(pr.number));
+    // A forged callback from elsewhere changes nothing.
+    let forged = json!({ "event_type": "stage-results-completed", "client_payload": {
+        "source-repository": "evil/app", "pr-number": pr.number.to_string(), "run-id": "1",
+        "run-date": "2026-10-14", "requested-by": "x", "stage-succeeded": "false" } });
+    inst_api
+        .repository_dispatch(&main_repo, &forged)
+        .await
+        .unwrap();
+    w.post_pending().await;
+    let store = w.db.store.clone();
+    while let Some(c) = store
+        .claim(
+            "t",
+            sweepgate::store::now_ms(),
+            std::time::Duration::from_secs(60),
+        )
+        .await
+        .unwrap()
+    {
+        let r = sweepgate::queue::JobRunner::run(&w.events, &store, &c.job).await;
+        let f = r.expect_err("a forged callback is refused");
+        assert!(
+            f.permanent && f.message.contains("source-repository"),
+            "{}",
+            f.message
+        );
+        store
+            .fail(
+                &c,
+                sweepgate::store::now_ms(),
+                &f.message,
+                sweepgate::store::AfterFailure::Dead,
+            )
+            .await
+            .unwrap();
+    }
+    w.finish(&[pr.number]).await;
+}
+
+#[tokio::test]
+async fn invalid_runs_are_refused_with_the_reason() {
+    let (mut w, pr) = world_with_run().await;
+    w.next_comment(pr.number);
+    w.sandbox
+        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
+        .unwrap();
+    // No such run.
+    let c1 = pr
+        .post_comment("nvpohanh", "COLLABORATOR", "/use 12345")
+        .unwrap();
+    w.deliver().await;
+    assert_eq!(
+        w.next_comment(pr.number),
+        format!(
+            "<!-- sweepgate:reply comment={c1} -->\n@nvpohanh run 12345 cannot be used: no such workflow run in this repository.\n"
+        )
+    );
+    // Without an id only a successful run is picked; this one failed.
+    let c2 = pr
+        .post_comment("nvpohanh", "COLLABORATOR", "/reuse-sweep-run")
+        .unwrap();
+    w.deliver().await;
+    assert_eq!(
+        w.next_comment(pr.number),
+        format!(
+            "<!-- sweepgate:reply comment={c2} -->\n@nvpohanh no run of this PR can be used (1 completed runs checked; the newest: run {RUN}: it concluded `failure`; without a run id only a successful run is picked). Pin one with `/use <run_id>`.\n"
+        )
+    );
+    // A new push moves the head; the run's commit stays in the PR, so it
+    // still counts. A run on a commit outside the PR does not.
+    let other = w.sandbox.branch_sha(OWNER, REPO, "main").unwrap();
+    let stray = w
+        .sandbox
+        .add_workflow_run(
+            RunSpec::new(OWNER, REPO, "run-sweep.yml", &other)
+                .id(777)
+                .branch("main"),
+        )
+        .unwrap();
+    w.sandbox
+        .add_artifact(stray, "results_bmk", [("agg_bmk.json", "[]")])
+        .unwrap();
+    w.sandbox.complete_run(stray, "success").unwrap();
+    w.sandbox.take_deliveries();
+    let c3 = pr
+        .post_comment("nvpohanh", "COLLABORATOR", "/use 777")
+        .unwrap();
+    w.deliver().await;
+    let body = w.next_comment(pr.number);
+    assert!(
+        body.starts_with(&format!("<!-- sweepgate:reply comment={c3} -->\n@nvpohanh run 777 cannot be used: its commit `{}` is no longer among this PR's commits.", &other[..12])),
+        "{body}"
+    );
+    assert!(w.sandbox.repository_dispatches().is_empty());
+    w.finish(&[pr.number]).await;
+}
