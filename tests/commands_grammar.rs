@@ -167,6 +167,8 @@ fn block_quotes() {
     // Raw HTML left open inside a quote stays open after it.
     none("> <!-- start\n\n/use 1");
     none(">\t<!-- a\nb\nc -->\n> \n/verify");
+    none("> <!--\n> a\nb -->\n\n/use 1");
+    none("> <pre>x</pre>\n> a\n\"\n/verify");
     none("- a\n    <!-- x\n>\n/use 1");
     assert_eq!(texts("/use 1\n*\nx\n  ```\n/verify"), vec!["/use 1"]);
     assert_eq!(texts("> <!-- note -->\n\n/use 1"), vec!["/use 1"]);
@@ -218,6 +220,10 @@ fn other_html() {
     );
     assert_eq!(texts("<code>x</code>\n\n/use 1"), vec!["/use 1"]);
     assert_eq!(texts("a <b>bold</b>\n/use 1"), vec!["/use 1"]);
+    // Inside an HTML block, an element open at the line start hides it.
+    none("<details>\n<code>\n/use 1</code>");
+    // An indented `>` continuing a paragraph is text: the code span holds it.
+    none("a ```\n\t>\n/use 1\nb ```");
     assert_eq!(
         texts("see <https://example.com/a`b>\n/use 1"),
         vec!["/use 1"]

@@ -1004,7 +1004,7 @@ impl<'a> Scanner<'a> {
         let mut qpara = Para::default();
         let mut quote_lazy = false;
         let mut quote_html = HtmlState::Text;
-        let mut quote_in_html = false;
+        let mut quote_html_end: Option<HtmlEnd> = None;
         let mut quoted_fence: Option<Fence> = None;
         let mut list_cols: Vec<usize> = Vec::new();
         let mut prev_indented_code = false;
@@ -1056,11 +1056,13 @@ impl<'a> Scanner<'a> {
                     html = None;
                 } else {
                     let line_state = state;
+                    // Elements open at the start of the line, not after it.
+                    let open_before = self.el.any_open();
                     let new_state = self.html_line(t.as_bytes(), state);
                     if line_state == HtmlState::Text
                         && cols <= 3
                         && t[ib..].starts_with('/')
-                        && !self.el.any_open()
+                        && !open_before
                     {
                         self.emit(idx);
                     }
@@ -1082,7 +1084,7 @@ impl<'a> Scanner<'a> {
             if blank {
                 self.finish_para(std::mem::take(&mut para), false);
                 self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
-                quote_in_html = false;
+                quote_html_end = None;
                 quote_lazy = false;
                 quoted_fence = None;
                 continue;
@@ -1090,7 +1092,12 @@ impl<'a> Scanner<'a> {
 
             // Block quotes: every quoted line is hidden; scan it only for
             // HTML elements that stay open after the quote.
-            if let Some(qb) = quote_start(t) {
+            // An indented `>` continuing a paragraph is text, unless a list
+            // item's content column makes it a quote.
+            let quote_enclosing = list_cols.iter().rev().find(|&&c| c <= cols).copied();
+            let continuation_text =
+                !para.lines.is_empty() && cols >= quote_enclosing.unwrap_or(0) + 4;
+            if let Some(qb) = quote_start(t).filter(|_| !continuation_text) {
                 self.finish_para(std::mem::take(&mut para), false);
                 let mut content_start = qb;
                 while let Some(q) = quote_marker(&t[content_start..]) {
@@ -1105,14 +1112,14 @@ impl<'a> Scanner<'a> {
                 }
                 if let Some(f) = fence_open(content.trim_start_matches(' ')) {
                     self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
-                    quote_in_html = false;
+                    quote_html_end = None;
                     quoted_fence = Some(f);
                     quote_lazy = false;
                     continue;
                 }
                 if is_blank(content) {
                     self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
-                    quote_in_html = false;
+                    quote_html_end = None;
                     quote_lazy = false;
                 } else {
                     qpara.lines.push((idx, l.start + content_start));
@@ -1120,10 +1127,20 @@ impl<'a> Scanner<'a> {
                     // Only a paragraph continues lazily; an HTML block in the
                     // quote ends with the quote.
                     let trimmed = content.trim_start_matches([' ', '\t']);
-                    if html_block_start(trimmed, quote_lazy).is_some() {
-                        quote_in_html = true;
+                    if quote_html_end.is_none() {
+                        quote_html_end = html_block_start(trimmed, quote_lazy);
                     }
-                    quote_lazy = !quote_in_html;
+                    let ended = match quote_html_end {
+                        Some(HtmlEnd::Contains(e)) => trimmed.contains(e),
+                        Some(HtmlEnd::CloseTag(n)) => {
+                            trimmed.to_ascii_lowercase().contains(&format!("</{n}"))
+                        }
+                        _ => false,
+                    };
+                    if ended {
+                        quote_html_end = None;
+                    }
+                    quote_lazy = quote_html_end.is_none();
                 }
                 continue;
             }
@@ -1135,7 +1152,7 @@ impl<'a> Scanner<'a> {
             }
             quote_lazy = false;
             self.finish_quote(std::mem::take(&mut qpara), &mut quote_html, l.start);
-            quote_in_html = false;
+            quote_html_end = None;
 
             let in_para = !para.lines.is_empty();
             let item = list_item(t);
