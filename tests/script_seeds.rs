@@ -784,3 +784,13 @@ EOF\n";
     );
     assert!(!writes[2].touches_engine_path());
 }
+
+#[test]
+fn mentions_of_an_engine_are_not_launches() {
+    let src = "MSG=\"remember to vllm serve later\"\nlog_line please vllm serve x\nCMD=\"vllm serve $MODEL --tp 8\"\nnumactl --interleave=all vllm serve m --tp 2 &\n";
+    let f = parse_script("m.sh", src.as_bytes()).unwrap();
+    let lines: Vec<usize> = f.servers.iter().map(|s| s.line).collect();
+    assert_eq!(lines, vec![3, 4]);
+    assert_eq!(f.servers[0].via_var.as_deref(), Some("CMD"));
+    assert_eq!(f.servers[1].wrapper, vec!["numactl", "--interleave=all"]);
+}

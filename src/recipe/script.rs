@@ -2109,10 +2109,22 @@ const NOT_LAUNCHERS: [&str; 12] = [
     "which",
 ];
 
+/// Commands that run another command given after their own options.
+const WRAPPERS: [&str; 14] = [
+    "mpirun", "mpiexec", "srun", "numactl", "taskset", "nohup", "exec", "env", "timeout", "stdbuf",
+    "sudo", "docker", "nsys", "torchrun",
+];
+
 /// Find the engine entry point in a word list: (engine, index, words used).
+/// The entry point must start the list or follow a known wrapper, so a
+/// string that merely mentions `vllm serve` is not a launch.
 fn find_engine(words: &[Word]) -> Option<(Engine, usize, usize)> {
     let t = |i: usize| words.get(i).map(|w| w.text.as_str()).unwrap_or("");
+    let wrapped = WRAPPERS.contains(&basename(t(0)));
     for i in 0..words.len() {
+        if i > 0 && !wrapped {
+            break;
+        }
         let b = basename(t(i));
         if b == "vllm" && t(i + 1) == "serve" {
             return Some((Engine::Vllm, i, 2));
