@@ -37,8 +37,10 @@ fn every_reference_case() {
         let got = matrix::run(&args, Path::new(&repo));
         if code == 0 {
             let got = got.unwrap_or_else(|e| panic!("{name}: {e}"));
-            let want: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{name}.json")).unwrap()).unwrap();
+            let want: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(format!("{dir}/{name}.json")).unwrap(),
+            )
+            .unwrap();
             let (g, w) = (got.as_array().unwrap(), want.as_array().unwrap());
             assert_eq!(g.len(), w.len(), "{name}: row count");
             for (i, (a, b)) in g.iter().zip(w).enumerate() {
@@ -47,9 +49,15 @@ fn every_reference_case() {
             // The printed text parses back to the same list.
             let text = matrix::run_to_string(&args, Path::new(&repo)).unwrap();
             assert!(text.ends_with("]\n"));
-            assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), want, "{name}: text");
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+                want,
+                "{name}: text"
+            );
         } else {
-            let e = got.err().unwrap_or_else(|| panic!("{name}: expected exit {code}"));
+            let e = got
+                .err()
+                .unwrap_or_else(|| panic!("{name}: expected exit {code}"));
             assert_eq!(e.exit_code(), code, "{name}: exit code ({e})");
             let want = std::fs::read_to_string(format!("{dir}/{name}.stderr")).unwrap();
             let want_last = want.trim_end().lines().last().unwrap();
@@ -71,7 +79,16 @@ fn cli_exit_codes() {
         v.push(repo.clone());
         matrix::cli_main(v)
     };
-    assert_eq!(run("full-sweep --step-size 1 --config-files configs/amd-master.yaml"), std::process::ExitCode::from(2));
-    assert_eq!(run("test-config --config-files configs/amd-master.yaml --config-keys nope"), std::process::ExitCode::from(1));
-    assert_eq!(run("full-sweep --config-files configs/missing.yaml"), std::process::ExitCode::from(1));
+    assert_eq!(
+        run("full-sweep --step-size 1 --config-files configs/amd-master.yaml"),
+        std::process::ExitCode::from(2)
+    );
+    assert_eq!(
+        run("test-config --config-files configs/amd-master.yaml --config-keys nope"),
+        std::process::ExitCode::from(1)
+    );
+    assert_eq!(
+        run("full-sweep --config-files configs/missing.yaml"),
+        std::process::ExitCode::from(1)
+    );
 }

@@ -187,11 +187,19 @@ fn usage(sub: Option<&str>) -> String {
         Some(s) => {
             let mut u = format!("usage: {PROG} {s} [-h]");
             for opt in OPTIONS.iter().skip(1) {
-                let ok = if s == "full-sweep" { opt.full_sweep } else { opt.test_config };
+                let ok = if s == "full-sweep" {
+                    opt.full_sweep
+                } else {
+                    opt.test_config
+                };
                 if !ok {
                     continue;
                 }
-                let meta = opt.name.trim_start_matches("--").to_uppercase().replace('-', "_");
+                let meta = opt
+                    .name
+                    .trim_start_matches("--")
+                    .to_uppercase()
+                    .replace('-', "_");
                 let part = match opt.kind {
                     Kind::Flag | Kind::Help => format!(" [{}]", opt.name),
                     Kind::One | Kind::OneInt => format!(" [{} {meta}]", opt.name),
@@ -218,7 +226,11 @@ fn is_negative_number(s: &str) -> bool {
         return true;
     }
     match rest.split_once('.') {
-        Some((a, b)) => a.bytes().all(|c| c.is_ascii_digit()) && !b.is_empty() && b.bytes().all(|c| c.is_ascii_digit()),
+        Some((a, b)) => {
+            a.bytes().all(|c| c.is_ascii_digit())
+                && !b.is_empty()
+                && b.bytes().all(|c| c.is_ascii_digit())
+        }
         None => false,
     }
 }
@@ -235,7 +247,11 @@ fn py_int(s: &str) -> Option<i64> {
         Some(b'+') => (false, &t[1..]),
         _ => (false, t),
     };
-    if digits.is_empty() || digits.starts_with('_') || digits.ends_with('_') || digits.contains("__") {
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
         return None;
     }
     let clean: String = digits.chars().filter(|&c| c != '_').collect();
@@ -265,12 +281,17 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
         other => {
             return Err(err(
                 None,
-                format!("argument command: invalid choice: '{other}' (choose from 'full-sweep', 'test-config')"),
+                format!(
+                    "argument command: invalid choice: '{other}' (choose from 'full-sweep', 'test-config')"
+                ),
             ));
         }
     };
     let fs = sub == "full-sweep";
-    let opts: Vec<&Opt> = OPTIONS.iter().filter(|o| if fs { o.full_sweep } else { o.test_config }).collect();
+    let opts: Vec<&Opt> = OPTIONS
+        .iter()
+        .filter(|o| if fs { o.full_sweep } else { o.test_config })
+        .collect();
     let e = |m: String| err(Some(sub), m);
 
     let mut values: Vec<(&'static str, Val)> = Vec::new();
@@ -303,7 +324,10 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
                 1 => Some(*m[0]),
                 _ => {
                     let names: Vec<&str> = m.iter().map(|o| o.name).collect();
-                    return Err(e(format!("ambiguous option: {name} could match {}", names.join(", "))));
+                    return Err(e(format!(
+                        "ambiguous option: {name} could match {}",
+                        names.join(", ")
+                    )));
                 }
             }
         } else {
@@ -325,7 +349,10 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
             Kind::Help => return Err(MatrixError::Help(usage(Some(sub)))),
             Kind::Flag => {
                 if let Some(x) = explicit {
-                    return Err(e(format!("argument {}: ignored explicit argument '{x}'", opt.name)));
+                    return Err(e(format!(
+                        "argument {}: ignored explicit argument '{x}'",
+                        opt.name
+                    )));
                 }
                 let other = match opt.name {
                     "--no-evals" => Some("--evals-only"),
@@ -335,7 +362,10 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
                 if let Some(other) = other
                     && values.iter().any(|(n, _)| *n == other)
                 {
-                    return Err(e(format!("argument {}: not allowed with argument {other}", opt.name)));
+                    return Err(e(format!(
+                        "argument {}: not allowed with argument {other}",
+                        opt.name
+                    )));
                 }
                 Val::Flag
             }
@@ -349,7 +379,10 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
                     None => return Err(e(format!("argument {}: expected one argument", opt.name))),
                 };
                 if opt.kind == Kind::OneInt && py_int(&v).is_none() {
-                    return Err(e(format!("argument {}: invalid int value: '{v}'", opt.name)));
+                    return Err(e(format!(
+                        "argument {}: invalid int value: '{v}'",
+                        opt.name
+                    )));
                 }
                 Val::One(v)
             }
@@ -359,14 +392,21 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
                     None => take_list(&mut i),
                 };
                 if v.is_empty() {
-                    return Err(e(format!("argument {}: expected at least one argument", opt.name)));
+                    return Err(e(format!(
+                        "argument {}: expected at least one argument",
+                        opt.name
+                    )));
                 }
                 for x in &v {
                     if opt.kind == Kind::ListInt && py_int(x).is_none() {
-                        return Err(e(format!("argument {}: invalid int value: '{x}'", opt.name)));
+                        return Err(e(format!(
+                            "argument {}: invalid int value: '{x}'",
+                            opt.name
+                        )));
                     }
                     if !opt.choices.is_empty() && !opt.choices.contains(&x.as_str()) {
-                        let choices: Vec<String> = opt.choices.iter().map(|c| format!("'{c}'")).collect();
+                        let choices: Vec<String> =
+                            opt.choices.iter().map(|c| format!("'{c}'")).collect();
                         return Err(e(format!(
                             "argument {}: invalid choice: '{x}' (choose from {})",
                             opt.name,
@@ -379,17 +419,36 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
         };
         values.push((opt.name, val));
     }
-    let required = if fs { vec!["--config-files"] } else { vec!["--config-files", "--config-keys"] };
-    let missing: Vec<&str> = required.into_iter().filter(|r| !values.iter().any(|(n, _)| n == r)).collect();
+    let required = if fs {
+        vec!["--config-files"]
+    } else {
+        vec!["--config-files", "--config-keys"]
+    };
+    let missing: Vec<&str> = required
+        .into_iter()
+        .filter(|r| !values.iter().any(|(n, _)| n == r))
+        .collect();
     if !missing.is_empty() {
-        return Err(e(format!("the following arguments are required: {}", missing.join(", "))));
+        return Err(e(format!(
+            "the following arguments are required: {}",
+            missing.join(", ")
+        )));
     }
     if !extras.is_empty() {
-        return Err(err(None, format!("unrecognized arguments: {}", extras.join(" "))));
+        return Err(err(
+            None,
+            format!("unrecognized arguments: {}", extras.join(" ")),
+        ));
     }
 
     // Last occurrence wins.
-    let last = |name: &str| values.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v);
+    let last = |name: &str| {
+        values
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+    };
     let flag = |name: &str| last(name).is_some();
     let one = |name: &str| match last(name) {
         Some(Val::One(s)) => Some(s.clone()),
@@ -403,7 +462,13 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
     let seq = || {
         list("--seq-lens").map(|v| {
             v.iter()
-                .map(|s| if s == "1k1k" { SeqLen::OneKOneK } else { SeqLen::EightKOneK })
+                .map(|s| {
+                    if s == "1k1k" {
+                        SeqLen::OneKOneK
+                    } else {
+                        SeqLen::EightKOneK
+                    }
+                })
                 .collect()
         })
     };
@@ -416,7 +481,13 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
         runner_node_filter: one("--runner-node-filter").filter(|s| !s.is_empty()),
         scenario_type: list("--scenario-type").map(|v| {
             v.iter()
-                .map(|s| if s == "fixed-seq-len" { ScenarioType::FixedSeqLen } else { ScenarioType::AgenticCoding })
+                .map(|s| {
+                    if s == "fixed-seq-len" {
+                        ScenarioType::FixedSeqLen
+                    } else {
+                        ScenarioType::AgenticCoding
+                    }
+                })
                 .collect()
         }),
     };
@@ -443,7 +514,10 @@ pub fn parse_args(args: &[String]) -> Result<MatrixArgs, MatrixError> {
         if let (Some(a), Some(b)) = (o.min_conc, o.max_conc)
             && a > b
         {
-            return Err(err(None, "--min-conc must be less than or equal to --max-conc"));
+            return Err(err(
+                None,
+                "--min-conc must be less than or equal to --max-conc",
+            ));
         }
         Command::FullSweep(o)
     } else {
@@ -476,21 +550,44 @@ mod tests {
 
     #[test]
     fn argparse_rules() {
-        let a = p("full-sweep --config-files a b --max-c -5 --min-conc -7 --config-files c").unwrap();
+        let a =
+            p("full-sweep --config-files a b --max-c -5 --min-conc -7 --config-files c").unwrap();
         assert_eq!(a.shared.config_files, vec!["c"]);
-        let Command::FullSweep(o) = a.command else { panic!() };
+        let Command::FullSweep(o) = a.command else {
+            panic!()
+        };
         assert_eq!((o.max_conc, o.min_conc), (Some(-5), Some(-7)));
         assert!(o.single_node && o.multi_node);
-        let Command::FullSweep(o) = p("full-sweep --config-files a --multi-node").unwrap().command else { panic!() };
+        let Command::FullSweep(o) = p("full-sweep --config-files a --multi-node")
+            .unwrap()
+            .command
+        else {
+            panic!()
+        };
         assert!(!o.single_node && o.multi_node);
         assert_eq!(code("--config-files a full-sweep"), 2);
         assert_eq!(code("full-sweep --config-files a --m 3"), 2); // ambiguous
         assert_eq!(code("full-sweep --config-files a --step-size 1"), 2);
-        assert_eq!(code("full-sweep --config-files a --min-conc 5 --max-conc 4"), 2);
-        assert_eq!(code("full-sweep --config-files a --no-evals --evals-only"), 2);
-        assert_eq!(code("full-sweep --config-files a --no-evals --all-evals"), 2);
-        assert_eq!(code("full-sweep --config-files a --evals-only --all-evals"), 0);
-        assert_eq!(code("test-config --config-files a --config-keys k --step-size 3"), 2);
+        assert_eq!(
+            code("full-sweep --config-files a --min-conc 5 --max-conc 4"),
+            2
+        );
+        assert_eq!(
+            code("full-sweep --config-files a --no-evals --evals-only"),
+            2
+        );
+        assert_eq!(
+            code("full-sweep --config-files a --no-evals --all-evals"),
+            2
+        );
+        assert_eq!(
+            code("full-sweep --config-files a --evals-only --all-evals"),
+            0
+        );
+        assert_eq!(
+            code("test-config --config-files a --config-keys k --step-size 3"),
+            2
+        );
         assert_eq!(code("test-config --config-files a"), 2);
         assert_eq!(code("full-sweep --config-files a --seq-lens 2k1k"), 2);
         assert_eq!(code("full-sweep --config-files a --step-size x"), 2);

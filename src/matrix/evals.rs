@@ -99,7 +99,14 @@ pub fn mark<'a>(rows: &mut [Row<'a>], include_agentic: bool) {
             Row::SnFixed(r) if (r.isl, r.osl) == TARGET && r.conc >= MIN_EVAL_CONC => {
                 let c = &r.common;
                 groups
-                    .entry((c.model, c.runner, c.framework, c.precision, r.spec_decoding, r.dp_attn))
+                    .entry((
+                        c.model,
+                        c.runner,
+                        c.framework,
+                        c.precision,
+                        r.spec_decoding,
+                        r.dp_attn,
+                    ))
                     .or_default()
                     .push(i);
             }

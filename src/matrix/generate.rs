@@ -5,7 +5,9 @@ use std::collections::HashSet;
 use super::MatrixError;
 use super::args::{FullSweepOptions, ScenarioType, SharedOptions, TestConfigOptions};
 use super::rows::{Common, EvalFields, MnAgenticRow, MnFixedRow, Row, SnAgenticRow, SnFixedRow};
-use crate::recipe::master::{AgenticBlock, At, KvOffloading, MasterConfig, MasterEntry, SearchEntry, Worker};
+use crate::recipe::master::{
+    AgenticBlock, At, KvOffloading, MasterConfig, MasterEntry, SearchEntry, Worker,
+};
 use crate::recipe::runners::RunnerConfig;
 
 /// 3 TB (decimal) in MiB: the cap on a node's offload DRAM.
@@ -97,7 +99,10 @@ pub fn fnmatch(pattern: &str, name: &str) -> bool {
 fn scenario_filter(shared: &SharedOptions) -> (bool, bool) {
     match &shared.scenario_type {
         None => (true, true),
-        Some(v) => (v.contains(&ScenarioType::FixedSeqLen), v.contains(&ScenarioType::AgenticCoding)),
+        Some(v) => (
+            v.contains(&ScenarioType::FixedSeqLen),
+            v.contains(&ScenarioType::AgenticCoding),
+        ),
     }
 }
 
@@ -114,7 +119,12 @@ fn decimal_of(u: f64) -> Option<(i128, i128)> {
 }
 
 /// `total-cpu-dram-gb` of one agentic search-space entry (spec §3.5).
-pub fn total_cpu_dram_gb(e: &MasterEntry, block: &AgenticBlock, s: &SearchEntry, runners: &RunnerConfig) -> Result<i64, MatrixError> {
+pub fn total_cpu_dram_gb(
+    e: &MasterEntry,
+    block: &AgenticBlock,
+    s: &SearchEntry,
+    runners: &RunnerConfig,
+) -> Result<i64, MatrixError> {
     if s.kv_offloading.as_ref().map(|k| k.value) != Some(KvOffloading::Dram) {
         return Ok(0);
     }
@@ -129,7 +139,10 @@ pub fn total_cpu_dram_gb(e: &MasterEntry, block: &AgenticBlock, s: &SearchEntry,
     let g = hw.gpus_per_node.value;
     let n = if e.multinode.value {
         let Some(p) = &s.prefill else {
-            return Err(MatrixError::Crash(format!("KeyError: 'prefill' in agentic search-space entry of '{}'", e.key)));
+            return Err(MatrixError::Crash(format!(
+                "KeyError: 'prefill' in agentic search-space entry of '{}'",
+                e.key
+            )));
         };
         let r = p.tp.value * p.pp() * p.pcp_size();
         if r > g {
@@ -149,7 +162,10 @@ pub fn total_cpu_dram_gb(e: &MasterEntry, block: &AgenticBlock, s: &SearchEntry,
         }
     } else {
         let Some(tp) = &s.tp else {
-            return Err(MatrixError::Crash(format!("KeyError: 'tp' in agentic search-space entry of '{}'", e.key)));
+            return Err(MatrixError::Crash(format!(
+                "KeyError: 'tp' in agentic search-space entry of '{}'",
+                e.key
+            )));
         };
         let (pp, pcp) = (s.pp(), s.pcp_size());
         let n = tp.value * pp * pcp;
@@ -170,7 +186,9 @@ pub fn total_cpu_dram_gb(e: &MasterEntry, block: &AgenticBlock, s: &SearchEntry,
         .checked_mul(1_048_576)
         .and_then(|x| x.checked_mul(num))
         .and_then(|x| x.checked_mul(i128::from(n)));
-    let bottom = den.checked_mul(i128::from(g)).and_then(|x| x.checked_mul(1_000_000_000));
+    let bottom = den
+        .checked_mul(i128::from(g))
+        .and_then(|x| x.checked_mul(1_000_000_000));
     match (top, bottom) {
         (Some(t), Some(b)) if b > 0 => Ok(i64::try_from(t.div_euclid(b)).unwrap_or(i64::MAX)),
         _ => Ok(0),
@@ -189,7 +207,10 @@ fn common<'a>(e: &'a MasterEntry, runner: &'a str) -> Common<'a> {
 }
 
 /// §3.6: the entry's value if the key is written (even as null), else the top level.
-fn router_of<'a>(e: &'a MasterEntry, s: &'a SearchEntry) -> Option<&'a crate::recipe::master::RawMap> {
+fn router_of<'a>(
+    e: &'a MasterEntry,
+    s: &'a SearchEntry,
+) -> Option<&'a crate::recipe::master::RawMap> {
     match &s.router {
         Some(At { value, .. }) => value.as_ref().map(|c| &c.raw),
         None => e.router.as_ref().map(|c| &c.raw),
@@ -367,7 +388,9 @@ impl<'a> Emitter<'a, '_> {
                         Mode::Full(o) if mn => Self::mn_fixed_concs(o, s),
                         Mode::Full(o) => {
                             let tp = s.tp.as_ref().map_or(0, |t| t.value);
-                            if o.max_tp.is_some_and(|m| m <= 0 || tp > m) || o.max_ep.is_some_and(|m| m <= 0) {
+                            if o.max_tp.is_some_and(|m| m <= 0 || tp > m)
+                                || o.max_ep.is_some_and(|m| m <= 0)
+                            {
                                 continue;
                             }
                             Self::sn_fixed_concs(o, s)
@@ -480,12 +503,17 @@ impl<'a> Emitter<'a, '_> {
                             concs.retain(|&c| c <= max);
                         }
                     }
-                    let Some(concs) = self.conc_filter_test(concs) else { continue };
+                    let Some(concs) = self.conc_filter_test(concs) else {
+                        continue;
+                    };
                     if concs.is_empty() {
                         continue;
                     }
                     let backend = s.kv_offload_backend.as_ref();
-                    let kv_off = s.kv_offloading.as_ref().map_or(KvOffloading::None, |k| k.value);
+                    let kv_off = s
+                        .kv_offloading
+                        .as_ref()
+                        .map_or(KvOffloading::None, |k| k.value);
                     let spec = s.spec_decoding();
                     if mn {
                         let (Some(p), Some(d)) = (&s.prefill, &s.decode) else {
@@ -498,9 +526,14 @@ impl<'a> Emitter<'a, '_> {
                         check_mn_row(e.disagg(), kv, &e.key)?;
                         let suffix = match (kv_off, backend) {
                             (KvOffloading::None, _) => String::new(),
-                            (k, b) => format!("_kv{}-{}", k.as_str(), b.map_or("None", |b| b.name.value.as_str())),
+                            (k, b) => format!(
+                                "_kv{}-{}",
+                                k.as_str(),
+                                b.map_or("None", |b| b.name.value.as_str())
+                            ),
                         };
-                        let tags = format!("{prefix}_{}_{}", worker_tag('p', p), worker_tag('d', d));
+                        let tags =
+                            format!("{prefix}_{}_{}", worker_tag('p', p), worker_tag('d', d));
                         for r in runner_values {
                             for &c in &concs {
                                 self.rows.push(Row::MnAgentic(MnAgenticRow {
@@ -529,7 +562,11 @@ impl<'a> Emitter<'a, '_> {
                         };
                         let kv_tag = match (kv_off, backend) {
                             (KvOffloading::None, _) => "kvnone".to_string(),
-                            (k, b) => format!("kv{}-{}", k.as_str(), b.map_or("None", |b| b.name.value.as_str())),
+                            (k, b) => format!(
+                                "kv{}-{}",
+                                k.as_str(),
+                                b.map_or("None", |b| b.name.value.as_str())
+                            ),
                         };
                         let spec_tag = if spec == crate::recipe::master::SpecDecoding::None {
                             String::new()
@@ -537,7 +574,8 @@ impl<'a> Emitter<'a, '_> {
                             format!("_spec-{}", spec.as_str())
                         };
                         for &c in &concs {
-                            let exp_name = format!("{prefix}_tp{}_conc{c}_{kv_tag}{spec_tag}", tp.value);
+                            let exp_name =
+                                format!("{prefix}_tp{}_conc{c}_{kv_tag}{spec_tag}", tp.value);
                             for r in runner_values {
                                 self.rows.push(Row::SnAgentic(SnAgenticRow {
                                     common: common(e, r),
@@ -575,7 +613,11 @@ impl<'a> Emitter<'a, '_> {
 
 /// Python's `repr()` of a string.
 pub(crate) fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -588,7 +630,9 @@ pub(crate) fn py_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -623,10 +667,15 @@ pub fn full_sweep<'a>(
         mode: Mode::Full(o),
         fixed,
         agentic,
-        seq: o.seq_lens.as_ref().map(|v| v.iter().map(|s| s.pair()).collect()),
+        seq: o
+            .seq_lens
+            .as_ref()
+            .map(|v| v.iter().map(|s| s.pair()).collect()),
         rows: Vec::new(),
     };
-    let contains = |list: &Option<Vec<String>>, v: &str| list.as_ref().is_none_or(|l| l.iter().any(|x| x == v));
+    let contains = |list: &Option<Vec<String>>, v: &str| {
+        list.as_ref().is_none_or(|l| l.iter().any(|x| x == v))
+    };
     for e in &master.entries {
         if let Some(p) = &o.model_prefix
             && !p.iter().any(|p| e.key.starts_with(p.as_str()))
@@ -662,7 +711,10 @@ pub fn full_sweep<'a>(
 }
 
 /// `test-config` key resolution (§5 step 1).
-pub fn resolve_keys<'a>(master: &'a MasterConfig, patterns: &[String]) -> Result<Vec<&'a MasterEntry>, MatrixError> {
+pub fn resolve_keys<'a>(
+    master: &'a MasterConfig,
+    patterns: &[String],
+) -> Result<Vec<&'a MasterEntry>, MatrixError> {
     let available = || {
         let mut k: Vec<&str> = master.keys().collect();
         k.sort_unstable();
@@ -672,7 +724,11 @@ pub fn resolve_keys<'a>(master: &'a MasterConfig, patterns: &[String]) -> Result
     let mut seen = HashSet::new();
     for p in patterns {
         if p.contains('*') || p.contains('?') {
-            let matched: Vec<&MasterEntry> = master.entries.iter().filter(|e| fnmatch(p, &e.key)).collect();
+            let matched: Vec<&MasterEntry> = master
+                .entries
+                .iter()
+                .filter(|e| fnmatch(p, &e.key))
+                .collect();
             if matched.is_empty() {
                 return Err(MatrixError::PatternNoMatch {
                     pattern: p.clone(),
@@ -713,7 +769,10 @@ pub fn test_config<'a>(
         mode: Mode::Test(o),
         fixed,
         agentic,
-        seq: o.seq_lens.as_ref().map(|v| v.iter().map(|s| s.pair()).collect()),
+        seq: o
+            .seq_lens
+            .as_ref()
+            .map(|v| v.iter().map(|s| s.pair()).collect()),
         rows: Vec::new(),
     };
     for e in entries {
@@ -722,7 +781,10 @@ pub fn test_config<'a>(
             None => vec![label],
             Some(f) => {
                 let mut seen = HashSet::new();
-                let nodes = runners.label(label).map(|l| l.runners.as_slice()).unwrap_or_default();
+                let nodes = runners
+                    .label(label)
+                    .map(|l| l.runners.as_slice())
+                    .unwrap_or_default();
                 std::iter::once(label)
                     .chain(nodes.iter().map(|r| r.value.as_str()))
                     .filter(|r| r.contains(f.as_str()) && seen.insert(*r))

@@ -16,7 +16,10 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub use args::{Command, FullSweepOptions, MatrixArgs, ScenarioType, SeqLen, SharedOptions, TestConfigOptions, parse_args};
+pub use args::{
+    Command, FullSweepOptions, MatrixArgs, ScenarioType, SeqLen, SharedOptions, TestConfigOptions,
+    parse_args,
+};
 pub use evals::EvalMode;
 pub use rows::{Row, to_python_json};
 
@@ -85,12 +88,14 @@ pub struct Inputs {
 pub fn load(shared: &SharedOptions, repo_root: &Path) -> Result<Inputs, MatrixError> {
     let mut doc = MasterDocument::default();
     for f in &shared.config_files {
-        let bytes = std::fs::read(repo_root.join(f)).map_err(|_| MatrixError::MasterFileMissing(f.clone()))?;
+        let bytes = std::fs::read(repo_root.join(f))
+            .map_err(|_| MatrixError::MasterFileMissing(f.clone()))?;
         doc.merge(master::parse_document(f, &bytes)?)?;
     }
     let master = doc.validate()?;
     let rf = &shared.runner_config;
-    let bytes = std::fs::read(repo_root.join(rf)).map_err(|_| MatrixError::RunnerFileMissing(rf.clone()))?;
+    let bytes = std::fs::read(repo_root.join(rf))
+        .map_err(|_| MatrixError::RunnerFileMissing(rf.clone()))?;
     let runners = runners::parse(rf, &bytes)?;
     Ok(Inputs { master, runners })
 }
@@ -102,7 +107,10 @@ pub fn generate<'a>(args: &MatrixArgs, inputs: &'a Inputs) -> Result<Vec<Row<'a>
         Command::FullSweep(o) => generate::full_sweep(&inputs.master, &inputs.runners, s, o)?,
         Command::TestConfig(o) => generate::test_config(&inputs.master, &inputs.runners, s, o)?,
     };
-    Ok(evals::apply(rows, EvalMode::from_flags(s.no_evals, s.evals_only, s.all_evals)))
+    Ok(evals::apply(
+        rows,
+        EvalMode::from_flags(s.no_evals, s.evals_only, s.all_evals),
+    ))
 }
 
 /// Splits off `--repo PATH` / `--repo=PATH` (ours, not the reference's).
@@ -116,7 +124,8 @@ fn split_repo(args: &[String]) -> Result<(Vec<String>, Option<String>), MatrixEr
                 Some(p) => repo = Some(p.clone()),
                 None => {
                     return Err(MatrixError::Usage {
-                        usage: "usage: sweepgate matrix [--repo PATH] {full-sweep,test-config} ...".into(),
+                        usage: "usage: sweepgate matrix [--repo PATH] {full-sweep,test-config} ..."
+                            .into(),
                         message: "argument --repo: expected one argument".into(),
                     });
                 }
@@ -137,7 +146,9 @@ pub fn run(args: &[String], repo_root: &Path) -> Result<serde_json::Value, Matri
     let parsed = parse_args(&args)?;
     let inputs = load(&parsed.shared, repo_root)?;
     let rows = generate(&parsed, &inputs)?;
-    Ok(serde_json::Value::Array(rows.iter().map(Row::to_value).collect()))
+    Ok(serde_json::Value::Array(
+        rows.iter().map(Row::to_value).collect(),
+    ))
 }
 
 /// Like [`run`] but returns the exact text the reference prints on stdout.
@@ -152,7 +163,9 @@ pub fn run_to_string(args: &[String], repo_root: &Path) -> Result<String, Matrix
 pub fn error_text(e: &MatrixError) -> String {
     match e {
         MatrixError::Help(t) => t.clone(),
-        MatrixError::Usage { usage, message } => format!("{usage}\nsweepgate matrix: error: {message}"),
+        MatrixError::Usage { usage, message } => {
+            format!("{usage}\nsweepgate matrix: error: {message}")
+        }
         MatrixError::Config(p) => format!("error: {}: {}", p.loc, p.message),
         other => format!("error: {other}"),
     }
@@ -171,7 +184,11 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
     match result {
         Ok(json) => {
             let mut out = std::io::stdout().lock();
-            if out.write_all(json.as_bytes()).and_then(|_| out.flush()).is_err() {
+            if out
+                .write_all(json.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
                 return ExitCode::from(1);
             }
             ExitCode::SUCCESS

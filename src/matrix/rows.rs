@@ -159,7 +159,11 @@ fn common_fields<M: SerializeMap>(m: &mut M, c: &Common) -> Result<(), M::Error>
     m.serialize_entry("runner", c.runner)
 }
 
-fn opt<M: SerializeMap, T: Serialize + ?Sized>(m: &mut M, key: &str, v: Option<&T>) -> Result<(), M::Error> {
+fn opt<M: SerializeMap, T: Serialize + ?Sized>(
+    m: &mut M,
+    key: &str,
+    v: Option<&T>,
+) -> Result<(), M::Error> {
     match v {
         Some(v) => m.serialize_entry(key, v),
         None => Ok(()),
@@ -256,16 +260,28 @@ impl Serialize for Row<'_> {
 struct PyFormatter;
 
 impl serde_json::ser::Formatter for PyFormatter {
-    fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         if first { Ok(()) } else { w.write_all(b", ") }
     }
-    fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         if first { Ok(()) } else { w.write_all(b", ") }
     }
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         w.write_all(b": ")
     }
-    fn write_string_fragment<W: ?Sized + io::Write>(&mut self, w: &mut W, fragment: &str) -> io::Result<()> {
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
         if fragment.bytes().all(|b| b < 0x7f) {
             return w.write_all(fragment.as_bytes());
         }
@@ -285,7 +301,10 @@ impl serde_json::ser::Formatter for PyFormatter {
 }
 
 /// Writes any serializable value as Python's `json.dumps` would (no newline).
-pub fn write_python_json<T: Serialize + ?Sized>(w: &mut impl io::Write, value: &T) -> io::Result<()> {
+pub fn write_python_json<T: Serialize + ?Sized>(
+    w: &mut impl io::Write,
+    value: &T,
+) -> io::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(w, PyFormatter);
     value.serialize(&mut ser).map_err(io::Error::other)
 }
@@ -310,6 +329,9 @@ mod tests {
         write_python_json(&mut out, &v).unwrap();
         let s = String::from_utf8(out).unwrap();
         assert!(s.contains("[1, 2]"), "{s}");
-        assert!(s.contains("\"b\": \"\\u00e9\\ud83d\\ude00\\u007fx\""), "{s}");
+        assert!(
+            s.contains("\"b\": \"\\u00e9\\ud83d\\ude00\\u007fx\""),
+            "{s}"
+        );
     }
 }

@@ -104,7 +104,9 @@ pub mod yaml {
                     .map(serde_json::Value::Number)
                     .unwrap_or(serde_json::Value::Null),
                 Value::Str(s) => serde_json::Value::String(s.clone()),
-                Value::Seq(v) => serde_json::Value::Array(v.iter().map(|n| n.value.to_json()).collect()),
+                Value::Seq(v) => {
+                    serde_json::Value::Array(v.iter().map(|n| n.value.to_json()).collect())
+                }
                 Value::Map(m) => {
                     let mut out = serde_json::Map::new();
                     for (k, v) in m {
@@ -234,7 +236,10 @@ pub mod yaml {
     pub fn parse(file: &str, bytes: &[u8]) -> Result<Node, ParseError> {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             let (line, column) = line_col(bytes, e.valid_up_to());
-            ParseError::new(Loc::new(file, line, column), format!("not valid UTF-8: {e}"))
+            ParseError::new(
+                Loc::new(file, line, column),
+                format!("not valid UTF-8: {e}"),
+            )
         })?;
         if is_empty_document(text) {
             return Ok(Node {
@@ -248,7 +253,10 @@ pub mod yaml {
                 .map(|l| (l.line() as usize, l.column() as usize))
                 .unwrap_or((0, 0));
             let message = e.without_snippet().to_string();
-            ParseError::new(Loc::new(file, line, column), format!("invalid YAML: {message}"))
+            ParseError::new(
+                Loc::new(file, line, column),
+                format!("invalid YAML: {message}"),
+            )
         })
     }
 
@@ -349,7 +357,13 @@ fn canonical_json(v: &serde_json::Value) -> String {
             keys.sort();
             let parts: Vec<String> = keys
                 .into_iter()
-                .map(|k| format!("{}:{}", serde_json::Value::String(k.clone()), canonical_json(&o[k])))
+                .map(|k| {
+                    format!(
+                        "{}:{}",
+                        serde_json::Value::String(k.clone()),
+                        canonical_json(&o[k])
+                    )
+                })
                 .collect();
             format!("{{{}}}", parts.join(","))
         }
@@ -528,7 +542,9 @@ impl SearchEntry {
         self.dp_attn.as_ref().is_some_and(|v| v.value)
     }
     pub fn spec_decoding(&self) -> SpecDecoding {
-        self.spec_decoding.as_ref().map_or(SpecDecoding::None, |v| v.value)
+        self.spec_decoding
+            .as_ref()
+            .map_or(SpecDecoding::None, |v| v.value)
     }
     /// The non-empty `conc-list`, if any (the form most paths use).
     pub fn nonempty_conc_list(&self) -> Option<&[i64]> {
@@ -588,7 +604,13 @@ impl MasterEntry {
             .items()
             .iter()
             .flat_map(|b| b.search_space.iter())
-            .chain(self.scenarios.agentic_coding.items().iter().flat_map(|b| b.search_space.iter()))
+            .chain(
+                self.scenarios
+                    .agentic_coding
+                    .items()
+                    .iter()
+                    .flat_map(|b| b.search_space.iter()),
+            )
     }
 }
 
@@ -614,7 +636,10 @@ impl MasterConfig {
     }
     /// Number of search-space entries over all entries and blocks.
     pub fn search_entry_count(&self) -> usize {
-        self.entries.iter().map(|e| e.search_entries().count()).sum()
+        self.entries
+            .iter()
+            .map(|e| e.search_entries().count())
+            .sum()
     }
 }
 
@@ -650,7 +675,10 @@ pub fn parse_document(file: &str, bytes: &[u8]) -> Result<MasterDocument, ParseE
         let Value::Str(key) = k.value else {
             return Err(ParseError::new(
                 k.pos.loc(file),
-                format!("Master config keys must be strings, got {}", yaml::key_text(&k.value)),
+                format!(
+                    "Master config keys must be strings, got {}",
+                    yaml::key_text(&k.value)
+                ),
             ));
         };
         if key.contains('*') {
@@ -673,7 +701,11 @@ pub fn parse_document(file: &str, bytes: &[u8]) -> Result<MasterDocument, ParseE
 impl MasterDocument {
     /// Appends the keys of another file; fails if any is already present.
     pub fn merge(&mut self, other: MasterDocument) -> Result<(), ParseError> {
-        let mut dups: Vec<&RawEntry> = other.entries.iter().filter(|e| self.index.contains_key(&e.key)).collect();
+        let mut dups: Vec<&RawEntry> = other
+            .entries
+            .iter()
+            .filter(|e| self.index.contains_key(&e.key))
+            .collect();
         if let Some(first) = dups.first() {
             let loc = first.pos.loc(&first.file);
             let file = first.file.to_string();
@@ -681,7 +713,10 @@ impl MasterDocument {
             let names: Vec<&str> = dups.iter().map(|e| e.key.as_str()).collect();
             return Err(ParseError::new(
                 loc,
-                format!("Duplicate configuration keys found in '{file}': {}", names.join(", ")),
+                format!(
+                    "Duplicate configuration keys found in '{file}': {}",
+                    names.join(", ")
+                ),
             ));
         }
         for e in other.entries {
@@ -710,7 +745,9 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<MasterConfig, ParseError> {
 }
 
 /// Parses, merges (in the given order) and validates several master files.
-pub fn parse_many<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Result<MasterConfig, ParseError> {
+pub fn parse_many<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+) -> Result<MasterConfig, ParseError> {
     let mut doc = MasterDocument::default();
     for (file, bytes) in files {
         doc.merge(parse_document(file, bytes)?)?;
@@ -736,12 +773,23 @@ fn entry_error(raw: &RawEntry, issues: &[Issue]) -> ParseError {
         raw.key
     );
     for i in issues {
-        let path = if i.path.is_empty() { "(entry)" } else { i.path.as_str() };
-        details.push_str(&format!("\n{path}\n  {} [at {}]", i.message, i.pos.loc(&raw.file)));
+        let path = if i.path.is_empty() {
+            "(entry)"
+        } else {
+            i.path.as_str()
+        };
+        details.push_str(&format!(
+            "\n{path}\n  {} [at {}]",
+            i.message,
+            i.pos.loc(&raw.file)
+        ));
     }
     ParseError::new(
         first.loc(&raw.file),
-        format!("Master config entry '{}' failed validation:\n{details}", raw.key),
+        format!(
+            "Master config entry '{}' failed validation:\n{details}",
+            raw.key
+        ),
     )
 }
 
@@ -831,7 +879,9 @@ impl<'n> Fields<'n> {
     }
 
     fn has(&self, key: &str) -> bool {
-        self.pairs.iter().any(|(k, _)| k.value.as_str() == Some(key))
+        self.pairs
+            .iter()
+            .any(|(k, _)| k.value.as_str() == Some(key))
     }
 
     /// Rejects every key that was not read.
@@ -839,13 +889,22 @@ impl<'n> Fields<'n> {
         for (i, (k, _)) in self.pairs.iter().enumerate() {
             if !self.used[i] {
                 let name = yaml::key_text(&k.value);
-                issues.push(k.pos, &Path::Key(path, &name), "Extra inputs are not permitted");
+                issues.push(
+                    k.pos,
+                    &Path::Key(path, &name),
+                    "Extra inputs are not permitted",
+                );
             }
         }
     }
 }
 
-fn required<'n>(f: &mut Fields<'n>, key: &str, path: &Path, issues: &mut Issues) -> Option<&'n Node> {
+fn required<'n>(
+    f: &mut Fields<'n>,
+    key: &str,
+    path: &Path,
+    issues: &mut Issues,
+) -> Option<&'n Node> {
     let n = f.get(key);
     if n.is_none() {
         issues.push(f.pos, &Path::Key(path, key), "Field required");
@@ -932,17 +991,28 @@ fn opt_field<T>(
 }
 
 /// A strict positive int with default (the value is only stored when written).
-fn opt_positive(f: &mut Fields, key: &str, path: &Path, issues: &mut Issues) -> Result<Option<At<i64>>, ()> {
+fn opt_positive(
+    f: &mut Fields,
+    key: &str,
+    path: &Path,
+    issues: &mut Issues,
+) -> Result<Option<At<i64>>, ()> {
     // Not Optional in the schema: an explicit null is an error.
     match f.get(key) {
         None => Ok(None),
-        Some(n) => as_positive_int(n, &Path::Key(path, key), issues).map(Some).ok_or(()),
+        Some(n) => as_positive_int(n, &Path::Key(path, key), issues)
+            .map(Some)
+            .ok_or(()),
     }
 }
 
 fn not_image_version(v: &At<String>, path: &Path, issues: &mut Issues) -> bool {
     if v.value.starts_with("image:") {
-        issues.push(v.pos, path, "Value error, version must not start with 'image:'");
+        issues.push(
+            v.pos,
+            path,
+            "Value error, version must not start with 'image:'",
+        );
         return false;
     }
     true
@@ -963,7 +1033,8 @@ fn raw_map(n: &Node) -> RawMap {
 fn component(n: &Node, path: &Path, issues: &mut Issues) -> Option<Component> {
     let before = issues.len();
     let mut f = Fields::of(n, path, issues)?;
-    let name = required(&mut f, "name", path, issues).and_then(|v| as_nonempty_string(v, &Path::Key(path, "name"), issues));
+    let name = required(&mut f, "name", path, issues)
+        .and_then(|v| as_nonempty_string(v, &Path::Key(path, "name"), issues));
     let version = required(&mut f, "version", path, issues)
         .and_then(|v| as_nonempty_string(v, &Path::Key(path, "version"), issues))
         .filter(|v| not_image_version(v, &Path::Key(path, "version"), issues));
@@ -982,7 +1053,8 @@ fn component(n: &Node, path: &Path, issues: &mut Issues) -> Option<Component> {
 fn backend(n: &Node, path: &Path, issues: &mut Issues) -> Option<Backend> {
     let before = issues.len();
     let mut f = Fields::of(n, path, issues)?;
-    let name = required(&mut f, "name", path, issues).and_then(|v| as_nonempty_string(v, &Path::Key(path, "name"), issues));
+    let name = required(&mut f, "name", path, issues)
+        .and_then(|v| as_nonempty_string(v, &Path::Key(path, "name"), issues));
     let version = opt_field(&mut f, "version", path, issues, |v, p, i| {
         as_nonempty_string(v, p, i).filter(|s| not_image_version(s, p, i))
     });
@@ -1001,18 +1073,25 @@ fn backend(n: &Node, path: &Path, issues: &mut Issues) -> Option<Backend> {
 fn worker(n: &Node, path: &Path, issues: &mut Issues) -> Option<Worker> {
     let before = issues.len();
     let mut f = Fields::of(n, path, issues)?;
-    let num_worker = required(&mut f, "num-worker", path, issues).and_then(|v| as_int(v, &Path::Key(path, "num-worker"), issues));
-    let tp = required(&mut f, "tp", path, issues).and_then(|v| as_int(v, &Path::Key(path, "tp"), issues));
+    let num_worker = required(&mut f, "num-worker", path, issues)
+        .and_then(|v| as_int(v, &Path::Key(path, "num-worker"), issues));
+    let tp = required(&mut f, "tp", path, issues)
+        .and_then(|v| as_int(v, &Path::Key(path, "tp"), issues));
     let pp = opt_positive(&mut f, "pp", path, issues);
     let dcp = opt_positive(&mut f, "dcp-size", path, issues);
     let pcp = opt_positive(&mut f, "pcp-size", path, issues);
-    let ep = required(&mut f, "ep", path, issues).and_then(|v| as_int(v, &Path::Key(path, "ep"), issues));
-    let dp_attn = required(&mut f, "dp-attn", path, issues).and_then(|v| as_bool(v, &Path::Key(path, "dp-attn"), issues));
+    let ep = required(&mut f, "ep", path, issues)
+        .and_then(|v| as_int(v, &Path::Key(path, "ep"), issues));
+    let dp_attn = required(&mut f, "dp-attn", path, issues)
+        .and_then(|v| as_bool(v, &Path::Key(path, "dp-attn"), issues));
     let hardware_node = f.get("hardware");
     let hardware = opt_field(&mut f, "hardware", path, issues, as_nonempty_string);
     let settings = match f.get("additional-settings") {
         None => Ok(None),
-        Some(Node { value: Value::Null, pos }) => Ok(Some(At::new(None, *pos))),
+        Some(Node {
+            value: Value::Null,
+            pos,
+        }) => Ok(Some(At::new(None, *pos))),
         Some(node) => {
             let p = Path::Key(path, "additional-settings");
             match as_list(node, &p, issues) {
@@ -1024,7 +1103,11 @@ fn worker(n: &Node, path: &Path, issues: &mut Issues) -> Option<Worker> {
                         .enumerate()
                         .filter_map(|(i, s)| as_string(s, &Path::Index(&p, i), issues))
                         .collect();
-                    if issues.len() == b { Ok(Some(At::new(Some(v), node.pos))) } else { Err(()) }
+                    if issues.len() == b {
+                        Ok(Some(At::new(Some(v), node.pos)))
+                    } else {
+                        Err(())
+                    }
                 }
             }
         }
@@ -1039,7 +1122,10 @@ fn worker(n: &Node, path: &Path, issues: &mut Issues) -> Option<Worker> {
         issues.push(
             n.pos,
             path,
-            format!("Value error, 'tp' ({}) must be divisible by 'dcp-size' ({dcp_v})", tp.value),
+            format!(
+                "Value error, 'tp' ({}) must be divisible by 'dcp-size' ({dcp_v})",
+                tp.value
+            ),
         );
         return None;
     }
@@ -1078,7 +1164,11 @@ fn spec_decoding(n: &Node, path: &Path, issues: &mut Issues) -> Option<At<SpecDe
         Some("draft_model") => SpecDecoding::DraftModel,
         Some("none") => SpecDecoding::None,
         _ => {
-            issues.push(n.pos, path, "Input should be 'mtp', 'draft_model' or 'none'");
+            issues.push(
+                n.pos,
+                path,
+                "Input should be 'mtp', 'draft_model' or 'none'",
+            );
             return None;
         }
     };
@@ -1114,7 +1204,12 @@ fn nullable<T>(
     }
 }
 
-fn search_entry(n: &Node, kind: EntryKind, path: &Path, issues: &mut Issues) -> Option<SearchEntry> {
+fn search_entry(
+    n: &Node,
+    kind: EntryKind,
+    path: &Path,
+    issues: &mut Issues,
+) -> Option<SearchEntry> {
     let before = issues.len();
     let mut f = Fields::of(n, path, issues)?;
     let sn_like = kind != EntryKind::MnFixed;
@@ -1141,7 +1236,9 @@ fn search_entry(n: &Node, kind: EntryKind, path: &Path, issues: &mut Issues) -> 
     };
     let spec = match f.get("spec-decoding") {
         None => Ok(None),
-        Some(v) => spec_decoding(v, &Path::Key(path, "spec-decoding"), issues).map(Some).ok_or(()),
+        Some(v) => spec_decoding(v, &Path::Key(path, "spec-decoding"), issues)
+            .map(Some)
+            .ok_or(()),
     };
     let (prefill, decode) = match kind {
         EntryKind::MnFixed => (
@@ -1164,7 +1261,8 @@ fn search_entry(n: &Node, kind: EntryKind, path: &Path, issues: &mut Issues) -> 
     let kv_p2p = if kind == EntryKind::SnFixed {
         Ok(None)
     } else {
-        nullable(&mut f, "kv-p2p-transfer", path, issues, as_nonempty_string).map(|o| o.map(|a| At::new(a.value.map(|s| s.value), a.pos)))
+        nullable(&mut f, "kv-p2p-transfer", path, issues, as_nonempty_string)
+            .map(|o| o.map(|a| At::new(a.value.map(|s| s.value), a.pos)))
     };
     let (kv_off, backend_v) = if kind == EntryKind::Agentic {
         (
@@ -1178,7 +1276,10 @@ fn search_entry(n: &Node, kind: EntryKind, path: &Path, issues: &mut Issues) -> 
     let conc_end = opt_field(&mut f, "conc-end", path, issues, as_int);
     let conc_list = match f.get("conc-list") {
         None => Ok(None),
-        Some(Node { value: Value::Null, pos }) => Ok(Some(At::new(None, *pos))),
+        Some(Node {
+            value: Value::Null,
+            pos,
+        }) => Ok(Some(At::new(None, *pos))),
         Some(node) => {
             let p = Path::Key(path, "conc-list");
             match as_list(node, &p, issues) {
@@ -1188,9 +1289,15 @@ fn search_entry(n: &Node, kind: EntryKind, path: &Path, issues: &mut Issues) -> 
                     let v: Vec<i64> = items
                         .iter()
                         .enumerate()
-                        .filter_map(|(i, c)| as_int(c, &Path::Index(&p, i), issues).map(|a| a.value))
+                        .filter_map(|(i, c)| {
+                            as_int(c, &Path::Index(&p, i), issues).map(|a| a.value)
+                        })
                         .collect();
-                    if issues.len() == b { Ok(Some(At::new(Some(v), node.pos))) } else { Err(()) }
+                    if issues.len() == b {
+                        Ok(Some(At::new(Some(v), node.pos)))
+                    } else {
+                        Err(())
+                    }
                 }
             }
         }
@@ -1236,10 +1343,15 @@ fn entry_rules(e: &SearchEntry, kind: EntryKind, wrote_pp_family: bool) -> Resul
             return Err("Cannot specify both 'conc-list' list and 'conc-start'/'conc-end' range. Use either 'conc-list' or 'conc-start'/'conc-end', not both.".into());
         }
         (false, None) => {
-            return Err("Must specify either 'conc-list' list or both 'conc-start' and 'conc-end'.".into());
+            return Err(
+                "Must specify either 'conc-list' list or both 'conc-start' and 'conc-end'.".into(),
+            );
         }
         (true, None) => {
-            let (s, t) = (e.conc_start.as_ref().map_or(0, |v| v.value), e.conc_end.as_ref().map_or(0, |v| v.value));
+            let (s, t) = (
+                e.conc_start.as_ref().map_or(0, |v| v.value),
+                e.conc_end.as_ref().map_or(0, |v| v.value),
+            );
             if s <= 0 || t <= 0 {
                 return Err("Input 'conc-start' and 'conc-end' must be greater than 0.".into());
             }
@@ -1255,7 +1367,9 @@ fn entry_rules(e: &SearchEntry, kind: EntryKind, wrote_pp_family: bool) -> Resul
     }
     let tp_divisible = |tp: i64, dcp: i64| -> Result<(), String> {
         if tp.rem_euclid(dcp) != 0 {
-            Err(format!("'tp' ({tp}) must be divisible by 'dcp-size' ({dcp})"))
+            Err(format!(
+                "'tp' ({tp}) must be divisible by 'dcp-size' ({dcp})"
+            ))
         } else {
             Ok(())
         }
@@ -1292,7 +1406,10 @@ fn entry_rules(e: &SearchEntry, kind: EntryKind, wrote_pp_family: bool) -> Resul
             }
             if let Some(tp) = &e.tp {
                 if e.kv_offloading.is_none() {
-                    return Err("Single-node agentic search-space entries must specify kv-offloading".into());
+                    return Err(
+                        "Single-node agentic search-space entries must specify kv-offloading"
+                            .into(),
+                    );
                 }
                 tp_divisible(tp.value, e.dcp_size())?;
             } else if let (Some(p), Some(d)) = (&e.prefill, &e.decode) {
@@ -1301,13 +1418,21 @@ fn entry_rules(e: &SearchEntry, kind: EntryKind, wrote_pp_family: bool) -> Resul
                 }
                 hardware_pair(p, d)?;
             }
-            match (e.kv_offloading.as_ref().map(|k| k.value), e.kv_offload_backend.is_some()) {
+            match (
+                e.kv_offloading.as_ref().map(|k| k.value),
+                e.kv_offload_backend.is_some(),
+            ) {
                 (None, true) => return Err("kv-offload-backend requires kv-offloading".into()),
                 (Some(KvOffloading::None), true) => {
-                    return Err("kv-offload-backend can only be set when kv-offloading is not 'none'".into());
+                    return Err(
+                        "kv-offload-backend can only be set when kv-offloading is not 'none'"
+                            .into(),
+                    );
                 }
                 (Some(KvOffloading::Dram), false) => {
-                    return Err("kv-offload-backend is required when kv-offloading is 'dram'".into());
+                    return Err(
+                        "kv-offload-backend is required when kv-offloading is 'dram'".into(),
+                    );
                 }
                 _ => {}
             }
@@ -1316,7 +1441,12 @@ fn entry_rules(e: &SearchEntry, kind: EntryKind, wrote_pp_family: bool) -> Resul
     Ok(())
 }
 
-fn search_space(f: &mut Fields, kind: EntryKind, path: &Path, issues: &mut Issues) -> Option<Vec<SearchEntry>> {
+fn search_space(
+    f: &mut Fields,
+    kind: EntryKind,
+    path: &Path,
+    issues: &mut Issues,
+) -> Option<Vec<SearchEntry>> {
     let node = required(f, "search-space", path, issues)?;
     let p = Path::Key(path, "search-space");
     let items = as_list(node, &p, issues)?;
@@ -1332,9 +1462,15 @@ fn search_space(f: &mut Fields, kind: EntryKind, path: &Path, issues: &mut Issue
 fn fixed_block(n: &Node, multinode: bool, path: &Path, issues: &mut Issues) -> Option<FixedBlock> {
     let before = issues.len();
     let mut f = Fields::of(n, path, issues)?;
-    let isl = required(&mut f, "isl", path, issues).and_then(|v| as_int(v, &Path::Key(path, "isl"), issues));
-    let osl = required(&mut f, "osl", path, issues).and_then(|v| as_int(v, &Path::Key(path, "osl"), issues));
-    let kind = if multinode { EntryKind::MnFixed } else { EntryKind::SnFixed };
+    let isl = required(&mut f, "isl", path, issues)
+        .and_then(|v| as_int(v, &Path::Key(path, "isl"), issues));
+    let osl = required(&mut f, "osl", path, issues)
+        .and_then(|v| as_int(v, &Path::Key(path, "osl"), issues));
+    let kind = if multinode {
+        EntryKind::MnFixed
+    } else {
+        EntryKind::SnFixed
+    };
     let ss = search_space(&mut f, kind, path, issues);
     f.finish(path, issues);
     if issues.len() != before {
@@ -1381,10 +1517,11 @@ fn agentic_block(n: &Node, path: &Path, issues: &mut Issues) -> Option<AgenticBl
         dram_utilization: util.ok()?,
         search_space: ss?,
     };
-    let uses_dram = b
-        .search_space
-        .iter()
-        .any(|e| e.kv_offloading.as_ref().is_some_and(|k| k.value == KvOffloading::Dram));
+    let uses_dram = b.search_space.iter().any(|e| {
+        e.kv_offloading
+            .as_ref()
+            .is_some_and(|k| k.value == KvOffloading::Dram)
+    });
     if uses_dram && b.dram_utilization.is_none() {
         issues.push(
             n.pos,
@@ -1405,7 +1542,10 @@ fn block_list<T>(
 ) -> Option<ListField<T>> {
     match f.get(key) {
         None => Some(ListField::Absent),
-        Some(Node { value: Value::Null, pos }) => Some(ListField::Null(*pos)),
+        Some(Node {
+            value: Value::Null,
+            pos,
+        }) => Some(ListField::Null(*pos)),
         Some(node) => {
             let p = Path::Key(path, key);
             let items = as_list(node, &p, issues)?;
@@ -1423,7 +1563,9 @@ fn block_list<T>(
 fn scenarios(n: &Node, multinode: bool, path: &Path, issues: &mut Issues) -> Option<Scenarios> {
     let before = issues.len();
     let mut f = Fields::of(n, path, issues)?;
-    let fixed = block_list(&mut f, "fixed-seq-len", path, issues, |n, p, i| fixed_block(n, multinode, p, i));
+    let fixed = block_list(&mut f, "fixed-seq-len", path, issues, |n, p, i| {
+        fixed_block(n, multinode, p, i)
+    });
     let agentic = block_list(&mut f, "agentic-coding", path, issues, agentic_block);
     f.finish(path, issues);
     if issues.len() != before {
@@ -1435,7 +1577,11 @@ fn scenarios(n: &Node, multinode: bool, path: &Path, issues: &mut Issues) -> Opt
         agentic_coding: agentic?,
     };
     if s.fixed_seq_len.items().is_empty() && s.agentic_coding.items().is_empty() {
-        issues.push(n.pos, path, "Value error, At least one scenario type must be specified");
+        issues.push(
+            n.pos,
+            path,
+            "Value error, At least one scenario type must be specified",
+        );
         return None;
     }
     Some(s)
@@ -1511,7 +1657,8 @@ fn validate_entry_inner(raw: &RawEntry, issues: &mut Issues) -> Option<MasterEnt
     } else {
         Ok(None)
     };
-    let scen = required(&mut f, "scenarios", &root, issues).and_then(|v| scenarios(v, multinode, &Path::Key(&root, "scenarios"), issues));
+    let scen = required(&mut f, "scenarios", &root, issues)
+        .and_then(|v| scenarios(v, multinode, &Path::Key(&root, "scenarios"), issues));
     f.finish(&root, issues);
     if !issues.0.is_empty() {
         return None;

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::master::yaml::{self, Node, Pos, Value};
 use super::master::At;
+use super::master::yaml::{self, Node, Pos, Value};
 use super::{Loc, ParseError};
 
 /// One label and its runner names, in file order.
@@ -79,14 +79,22 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RunnerConfig, ParseError> {
         Value::Map(p) => p,
         _ => &[],
     };
-    let get = |key: &str| pairs.iter().find(|(k, _)| k.value.as_str() == Some(key)).map(|(_, v)| v);
+    let get = |key: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k.value.as_str() == Some(key))
+            .map(|(_, v)| v)
+    };
     let Some(Node {
         value: Value::Map(label_pairs),
         ..
     }) = get("labels")
     else {
         let pos = get("labels").map_or(root.pos, |n| n.pos);
-        return Err(err(pos, "Runner config must define a labels mapping".into()));
+        return Err(err(
+            pos,
+            "Runner config must define a labels mapping".into(),
+        ));
     };
     let mut cfg = RunnerConfig {
         file: Arc::from(file),
@@ -97,7 +105,10 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RunnerConfig, ParseError> {
         let Value::Seq(items) = &v.value else {
             return Err(err(
                 v.pos,
-                format!("Runner config entry '{name}' must be a list, got {}", v.value.py_type()),
+                format!(
+                    "Runner config entry '{name}' must be a list, got {}",
+                    v.value.py_type()
+                ),
             ));
         };
         let mut runners = Vec::with_capacity(items.len());
@@ -119,7 +130,10 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RunnerConfig, ParseError> {
             }
         }
         if runners.is_empty() {
-            return Err(err(v.pos, format!("Runner config entry '{name}' must not be empty")));
+            return Err(err(
+                v.pos,
+                format!("Runner config entry '{name}' must not be empty"),
+            ));
         }
         cfg.label_index.insert(name.clone(), cfg.labels.len());
         cfg.labels.push(Label {
@@ -129,14 +143,18 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RunnerConfig, ParseError> {
         });
     }
     // The schema part: only `labels` and `hardware` at the top level.
-    let invalid = |pos: Pos, msg: String| err(pos, format!("Runner config failed validation: {msg}"));
+    let invalid =
+        |pos: Pos, msg: String| err(pos, format!("Runner config failed validation: {msg}"));
     for (k, _) in pairs {
         match k.value.as_str() {
             Some("labels") | Some("hardware") => {}
             _ => {
                 return Err(invalid(
                     k.pos,
-                    format!("{}: Extra inputs are not permitted", yaml::key_text(&k.value)),
+                    format!(
+                        "{}: Extra inputs are not permitted",
+                        yaml::key_text(&k.value)
+                    ),
                 ));
             }
         }
@@ -144,12 +162,16 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RunnerConfig, ParseError> {
     match get("hardware") {
         None => {}
         Some(Node {
-            value: Value::Map(hw), ..
+            value: Value::Map(hw),
+            ..
         }) => {
             for (k, v) in hw {
                 let key = yaml::key_text(&k.value);
                 let Value::Map(fields) = &v.value else {
-                    return Err(invalid(v.pos, format!("hardware.{key}: Input should be a valid dictionary")));
+                    return Err(invalid(
+                        v.pos,
+                        format!("hardware.{key}: Input should be a valid dictionary"),
+                    ));
                 };
                 let mut dram = None;
                 let mut gpus = None;
@@ -170,13 +192,22 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RunnerConfig, ParseError> {
                     let field = yaml::key_text(&fk.value);
                     match fv.value {
                         Value::Int(i) if i > 0 => {
-                            *slot = Some(At { value: i, pos: fv.pos });
+                            *slot = Some(At {
+                                value: i,
+                                pos: fv.pos,
+                            });
                         }
                         Value::Int(_) => {
-                            return Err(invalid(fv.pos, format!("hardware.{key}.{field}: Input should be greater than 0")));
+                            return Err(invalid(
+                                fv.pos,
+                                format!("hardware.{key}.{field}: Input should be greater than 0"),
+                            ));
                         }
                         _ => {
-                            return Err(invalid(fv.pos, format!("hardware.{key}.{field}: Input should be a valid integer")));
+                            return Err(invalid(
+                                fv.pos,
+                                format!("hardware.{key}.{field}: Input should be a valid integer"),
+                            ));
                         }
                     }
                 }
@@ -189,7 +220,10 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RunnerConfig, ParseError> {
                     } else {
                         "available-cpu-dram-mib"
                     };
-                    return Err(invalid(v.pos, format!("hardware.{key}.{missing}: Field required")));
+                    return Err(invalid(
+                        v.pos,
+                        format!("hardware.{key}.{missing}: Field required"),
+                    ));
                 };
                 cfg.hardware_index.insert(key.clone(), cfg.hardware.len());
                 cfg.hardware.push(Hardware {
@@ -201,8 +235,15 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RunnerConfig, ParseError> {
             }
         }
         // `hardware: null` means the default (empty).
-        Some(Node { value: Value::Null, .. }) => {}
-        Some(n) => return Err(invalid(n.pos, "hardware: Input should be a valid dictionary".into())),
+        Some(Node {
+            value: Value::Null, ..
+        }) => {}
+        Some(n) => {
+            return Err(invalid(
+                n.pos,
+                "hardware: Input should be a valid dictionary".into(),
+            ));
+        }
     }
     Ok(cfg)
 }
@@ -216,7 +257,10 @@ mod tests {
         let y = b"labels:\n  h100: [a_1, b_2, a_1]\nhardware:\n  h100: { available-cpu-dram-mib: 2_063_837, gpus-per-node: 8 }\n";
         let c = parse("r.yaml", y).unwrap();
         assert_eq!(c.label("h100").unwrap().runners.len(), 3);
-        assert_eq!(c.hardware("h100").unwrap().available_cpu_dram_mib.value, 2_063_837);
+        assert_eq!(
+            c.hardware("h100").unwrap().available_cpu_dram_mib.value,
+            2_063_837
+        );
         assert_eq!(c.hardware("h100").unwrap().pos.line, 4);
         assert_eq!(c.distinct_runners(), vec!["a_1", "b_2"]);
     }
@@ -229,8 +273,16 @@ mod tests {
         assert_eq!(e.message, "Runner config entry 'x' must be a list, got str");
         assert_eq!((e.loc.line, e.loc.column), (2, 6));
         let e = parse("r.yaml", b"labels:\n  x: [a]\nextra: 1\n").unwrap_err();
-        assert!(e.message.starts_with("Runner config failed validation:"), "{}", e.message);
-        let e = parse("r.yaml", b"labels:\n  x: [a]\nhardware:\n  x: { gpus-per-node: 0, available-cpu-dram-mib: 1 }\n").unwrap_err();
+        assert!(
+            e.message.starts_with("Runner config failed validation:"),
+            "{}",
+            e.message
+        );
+        let e = parse(
+            "r.yaml",
+            b"labels:\n  x: [a]\nhardware:\n  x: { gpus-per-node: 0, available-cpu-dram-mib: 1 }\n",
+        )
+        .unwrap_err();
         assert!(e.message.contains("greater than 0"), "{}", e.message);
         let e = parse("r.yaml", b"labels:\n  x: []\n").unwrap_err();
         assert!(e.message.contains("must not be empty"));
