@@ -20,6 +20,15 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         if !f.is_recipe() || spec_line(&s.text).is_none() {
             continue;
         }
+        // A non-`_mtp` script with spec flags that no spec config runs is
+        // L08's defect (one root cause, one finding).
+        let spec_key = ctx
+            .keys_running_script(&f.path)
+            .iter()
+            .any(|e| e.search_entries().any(|s| s.spec_decoding().as_str() != "none"));
+        if !super::spec::named_mtp(&f.path) && !spec_key {
+            continue;
+        }
         if ctx.is_agentic_script(&f.path) {
             let replay = f.clients.iter().any(|c| matches!(c.kind, ClientKind::BuildReplay | ClientKind::AgenticReplay));
             let chat = s.text.contains("/v1/chat/completions") || s.text.contains("--endpoint-type chat");
