@@ -147,6 +147,8 @@ pub struct Document {
     pub errors: Vec<EntryError>,
     /// Number of list items.
     pub items: usize,
+    /// Line of every list item (its first key for a mapping), valid or not.
+    pub item_lines: Vec<usize>,
 }
 
 /// A changelog whose every entry validates.
@@ -203,11 +205,16 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Document, ParseError> {
             Err(e) => errors.push(e),
         }
     }
+    let item_lines = items
+        .iter()
+        .map(|i| i.as_map().and_then(|m| m.first()).map_or(i.line, |(k, _)| k.line))
+        .collect();
     Ok(Document {
         file: file.to_owned(),
         entries,
         errors,
         items: items.len(),
+        item_lines,
     })
 }
 
@@ -524,6 +531,46 @@ fn myers(a: &[&str], b: &[&str]) -> Option<(Vec<usize>, Vec<usize>)> {
     Some((removed, added))
 }
 
+/// Slides each run of added lines over equal neighbouring lines so that it
+/// starts at an entry (`- …` at column 0) where it can, as git's indent
+/// heuristic does; otherwise an inserted entry can be reported as starting
+/// mid-entry and its added lines would not parse.
+fn align_insertions(added: &mut [usize], head: &[&str]) {
+    let mut i = 0;
+    while i < added.len() {
+        let mut j = i + 1;
+        while j < added.len() && added[j] == added[j - 1] + 1 {
+            j += 1;
+        }
+        let (s, e) = (added[i], added[j - 1] + 1);
+        // How far the run may move: up while the line above equals the run's
+        // last line, down while the line below equals its first.
+        let mut up = 0;
+        while s > up && s - up - 1 >= if i > 0 { added[i - 1] + 1 } else { 0 }
+            && head[s - up - 1] == head[e - up - 1]
+        {
+            up += 1;
+        }
+        let next = added.get(j).copied().unwrap_or(head.len());
+        let mut down = 0;
+        while e + down < next && head[e + down] == head[s + down] {
+            down += 1;
+        }
+        if up + down > 0 {
+            let starts_entry = |start: usize| head[start].starts_with("- ");
+            let best = (s - up..=s + down)
+                .rev()
+                .find(|&st| starts_entry(st))
+                .or_else(|| (s - up..=s + down).rev().find(|&st| st > 0 && head[st - 1].trim().is_empty()))
+                .unwrap_or(s + down);
+            for (k, slot) in added[i..j].iter_mut().enumerate() {
+                *slot = best + k;
+            }
+        }
+        i = j;
+    }
+}
+
 // ---------------------------------------------------------------------
 // The PR gate.
 
@@ -643,7 +690,8 @@ pub fn pr_gate(file: &str, base: &[u8], head: &[u8], opts: &GateOptions<'_>) -> 
     }
 
     let (bl, hl) = (lines(base_text), lines(head_text));
-    let d = diff(&bl, &hl);
+    let mut d = diff(&bl, &hl);
+    align_insertions(&mut d.added, &hl);
     let base_doc = read(file, base).ok();
     for &i in &d.removed {
         if bl[i].trim().is_empty() {
@@ -705,13 +753,14 @@ pub fn pr_gate(file: &str, base: &[u8], head: &[u8], opts: &GateOptions<'_>) -> 
     let head_index = |line: usize| {
         head_doc
             .as_ref()
-            .and_then(|h| h.entries.iter().find(|e| e.line == line).map(|e| e.index))
+            .and_then(|h| h.item_lines.iter().position(|&l| l == line))
     };
     for e in &doc.errors {
         let line = to_head(e.loc.line);
+        let start = doc.item_lines.get(e.index).map(|&l| to_head(l));
         report.violations.push(violation(
             GateRule::Schema,
-            head_index(line),
+            start.and_then(head_index),
             Side::Head,
             line,
             e.loc.column,

@@ -252,7 +252,8 @@ impl ModelsMd {
         uses_spec_decoding: bool,
         on: NaiveDate,
     ) -> Option<&Deprecation> {
-        self.deprecations_on(prefix, on).find(|d| match &d.target {
+        let in_force = |d: &&Deprecation| d.applies_to(prefix) && d.in_force(on);
+        self.deprecations.iter().filter(in_force).find(|d| match &d.target {
             Target::Model => true,
             Target::Scenario(s) => *s == scenario,
             Target::Precision(p) => p.eq_ignore_ascii_case(precision),
@@ -266,8 +267,6 @@ impl ModelsMd {
 // Markdown scaffolding.
 
 struct Table {
-    /// Line of the header row.
-    line: usize,
     header: Vec<String>,
     rows: Vec<(usize, Vec<String>)>,
     /// Index in `lines` just past the table.
@@ -322,7 +321,6 @@ fn table_at(lines: &[&str], i: usize) -> Option<Table> {
         j += 1;
     }
     Some(Table {
-        line: i + 1,
         header: cells(head),
         rows,
         end: j,
