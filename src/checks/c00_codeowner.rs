@@ -116,7 +116,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     if !rules_used.iter().any(|(pat, _)| *pat == rule.pattern) {
                         rules_used.push((rule.pattern.clone(), rule.line));
                     }
-                } else if let Some((team, st)) = via_unknown {
+                } else if let Some((team, st)) = via_unknown.filter(|_| !recognised_directly) {
+                    // An unreadable team decides only for a signer listed
+                    // nowhere directly; a listed owner of other paths who
+                    // is not on this rule is not an owner of it.
                     open.push(((*p).to_owned(), team, st));
                 } else {
                     let owners: Vec<String> = rule.owners.iter().map(|o| o.to_string()).collect();

@@ -43,6 +43,11 @@ fn find_date(text: &str) -> Option<NaiveDate> {
     let b = text.as_bytes();
     (0..b.len().saturating_sub(9)).find_map(|i| {
         let s = text.get(i..i + 10)?;
+        let b = s.as_bytes();
+        let shape = b.iter().enumerate().all(|(j, c)| if j == 4 || j == 7 { *c == b'-' } else { c.is_ascii_digit() });
+        if !shape {
+            return None;
+        }
         NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
     })
 }

@@ -49,7 +49,11 @@ fn override_keys(line: &str) -> Vec<String> {
     let mut keys = Vec::new();
     for w in line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
         let last = w.rsplit('.').next().unwrap_or(w);
-        if WATCH.contains(&last) || (last.contains('_') && line.contains(&format!("\"{last}\""))) {
+        let leaf = line
+            .find(&format!("\"{last}\":"))
+            .map(|i| &line[i + last.len() + 3..])
+            .is_some_and(|rest| !rest.trim_start().starts_with('{'));
+        if WATCH.contains(&last) || (last.contains('_') && leaf) {
             let k = last.to_owned();
             if !keys.contains(&k) {
                 keys.push(k);

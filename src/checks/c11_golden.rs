@@ -84,10 +84,17 @@ pub fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
             push_k(&k.to_string());
         }
     }
+    let draft_path = first(&text, &["speculative-draft-model-path"]);
+    // SGLang runs a checkpoint's native MTP head as EAGLE (or NEXTN)
+    // without a separate draft model.
+    let method = match method {
+        DraftMethod::Eagle if draft_path.is_none() && spec_json.is_none() => DraftMethod::Mtp,
+        m => m,
+    };
     let sampling = first(&text, &["draft_sample_method", "draft-sample-method"])
         .and_then(|v| DraftSampling::parse(&v))
         .or_else(|| spec_json.as_ref().and_then(golden::VllmSpecConfig::sampling));
-    let draft_model = first(&text, &["speculative-draft-model-path"])
+    let draft_model = draft_path
         .or_else(|| spec_json.as_ref().and_then(|j| j.model.clone()));
     let mut signals = Vec::new();
     for key in [

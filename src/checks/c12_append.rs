@@ -37,10 +37,13 @@ fn guard(text: &str, line: usize) -> Option<String> {
 pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let new = &facts.new_entries;
+    let cl = &cfg.paths.changelog;
+    if let Some((line, msg)) = facts.new_entry_errors.iter().find(|(_, m)| m.contains("append-only")) {
+        return CheckResult::fail(N, format!("{cl}:{line}: {msg}.")).file(cl, *line);
+    }
     if !new.iter().any(|e| e.is_append_only()) {
         return CheckResult::na(N, "the new changelog entry does not set append-only: true.");
     }
-    let cl = &cfg.paths.changelog;
     if let Some(e) = new.iter().find(|e| !e.is_append_only()) {
         return CheckResult::fail(N, format!("mixed entries: the entry at {cl}:{} is not append-only.", e.line))
             .file(cl, e.line);

@@ -143,6 +143,7 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let mut pass_parts: Vec<String> = Vec::new();
     let mut low: Vec<String> = Vec::new();
     let mut dominated_all: Vec<String> = Vec::new();
+    let mut n_pcts = 1usize;
     for rows in curves.values() {
         let Some(first) = rows.first() else { continue };
         let label = format!(
@@ -159,6 +160,7 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         } else {
             vec!["p90".into()]
         };
+        n_pcts = n_pcts.max(pcts.len());
         let mut counts: Vec<String> = Vec::new();
         let mut dominated_per: Vec<Vec<String>> = Vec::new();
         for pct in &pcts {
@@ -204,14 +206,12 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let count = if n == 1 { "one curve".to_owned() } else { format!("{n} curves") };
     let dominated = match dominated_all.as_slice() {
         [] => String::new(),
-        [one] => format!(" {one} is dominated in {}.", if n == 1 && pcts_len(s) > 1 { "both" } else { "all" }),
+        [one] if n_pcts == 2 => format!(" {one} is dominated in both."),
+        [one] if n_pcts > 2 => format!(" {one} is dominated in all."),
+        [one] => format!(" {one} is dominated."),
         many => format!(" {} are dominated.", join_list(many)),
     };
     CheckResult::pass(N, format!("{count}, {} (≥{min}).{dominated}", pass_parts.join("; "))).with_all(ev)
-}
-
-fn pcts_len(s: &Snapshot) -> usize {
-    s.settings.agentic_latency_percentiles.len()
 }
 
 #[cfg(test)]
@@ -260,7 +260,7 @@ mod tests {
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
         assert_eq!(
             r.reason,
-            "one curve, m/8k1k/b200_sglang/fp4/run: P90 E2EL has 5/6 frontier points (≥5). TP8 C6 is dominated in all."
+            "one curve, m/8k1k/b200_sglang/fp4/run: P90 E2EL has 5/6 frontier points (≥5). TP8 C6 is dominated."
         );
         let r = check(&snap(&five[..4]), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Review);

@@ -599,6 +599,8 @@ pub struct Facts {
     pub removed: Vec<String>,
     /// Changelog entries past the base length.
     pub new_entries: Vec<changelog::Entry>,
+    /// New changelog items that do not validate, as `file:line: message`.
+    pub new_entry_errors: Vec<(usize, String)>,
     /// Problems reading recipe files (a check that needs them says so).
     pub errors: Vec<String>,
 }
@@ -663,6 +665,12 @@ impl Facts {
         match (read(&s.base_files), read(&s.head_files)) {
             (Ok(base), Ok(Some(head))) => {
                 let n = base.map_or(0, |b| b.items);
+                f.new_entry_errors = head
+                    .errors
+                    .iter()
+                    .filter(|e| e.index >= n)
+                    .map(|e| (e.loc.line, e.message.clone()))
+                    .collect();
                 f.new_entries = head.entries.into_iter().filter(|e| e.index >= n).collect();
             }
             (Ok(_), Ok(None)) => {}
