@@ -76,7 +76,7 @@ mod never_panics {
     use proptest::prelude::*;
     use sweepgate::recipe::{master, runners};
 
-    const SEED: &str = "k-fp8-h100-vllm:\n  image: img:1\n  model: org/m\n  model-prefix: m\n  runner: h100\n  precision: fp8\n  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 2, conc-start: 4, conc-end: 100 }\n    agentic-coding:\n    - dram-utilization: 0.5\n      search-space:\n      - { tp: 8, kv-offloading: dram, kv-offload-backend: { name: h }, conc-list: [1, 2] }\n";
+    const SEED: &str = "k-fp8-h100-vllm:\n  image: img:1\n  model: org/m\n  model-prefix: m\n  runner: cluster:h100\n  precision: fp8\n  framework: vllm\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 2, conc-start: 4, conc-end: 100 }\n    agentic-coding:\n    - dram-utilization: 0.5\n      search-space:\n      - { tp: 8, kv-offloading: dram, kv-offload-backend: { name: h }, conc-list: [1, 2] }\n";
 
     #[test]
     fn seed_is_valid() {
