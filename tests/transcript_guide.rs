@@ -136,7 +136,7 @@ async fn an_edited_comment_runs_only_its_new_commands() {
     assert_eq!(
         w.next_comment(pr.number),
         format!(
-            "<!-- sweepgate:reply comment={id} -->\n@maint `/stage-results` is not available yet in this sweepgate version; nothing was changed.\n"
+            "<!-- sweepgate:reply comment={id} -->\n@maint run 12 cannot be used: no such workflow run in this repository.\n"
         )
     );
     // A typo fix elsewhere runs nothing.
@@ -188,7 +188,7 @@ async fn the_permission_table_is_checked_through_the_api() {
             "collab",
             "COLLABORATOR",
             "/use 38614048439",
-            "`/use` is not available yet",
+            "run 38614048439 cannot be used: no such workflow run in this repository.",
         ),
         (
             "writer",
@@ -207,7 +207,7 @@ async fn the_permission_table_is_checked_through_the_api() {
             "writer",
             "CONTRIBUTOR",
             "/stage-results",
-            "`/stage-results` is not available yet",
+            "no run of this PR can be used. Pin one with `/use <run_id>`.",
         ),
         (
             "claims",

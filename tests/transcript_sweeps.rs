@@ -253,3 +253,47 @@ async fn invalid_runs_are_refused_with_the_reason() {
     assert!(w.sandbox.repository_dispatches().is_empty());
     w.finish(&[pr.number]).await;
 }
+
+#[tokio::test]
+async fn the_gate_explains_a_refusal_once_and_turns_green_when_fixed() {
+    let mut w = World::new().await;
+    let pr = w.open_pr("dsv4-h200", &[changelog_append()], "vendor-dev");
+    w.deliver().await;
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with("<!-- recipe-reminder -->")
+    );
+    // No label yet: the gate says so (the PR appends an entry).
+    insta::assert_snapshot!("gate_no_label", w.next_comment(pr.number));
+    pr.add_label("full-sweep-fail-fast", "maint").unwrap();
+    pr.add_label("full-sweep-enabled", "maint").unwrap();
+    w.deliver().await;
+    insta::assert_snapshot!("gate_two_labels", w.next_comment(pr.number));
+    pr.remove_label("full-sweep-enabled", "maint").unwrap();
+    w.deliver().await;
+    insta::assert_snapshot!("gate_passes", w.next_comment(pr.number));
+    assert_eq!(
+        pr.bot_comments().len(),
+        2,
+        "guide + one gate comment edited in place"
+    );
+    let head = pr.head_sha().unwrap();
+    let runs: Vec<_> = w
+        .sandbox
+        .check_runs(OWNER, REPO, &head)
+        .into_iter()
+        .filter(|c| c.name == "sweepgate / sweep-gate")
+        .collect();
+    let last = runs.iter().max_by_key(|c| c.id).unwrap();
+    assert_eq!(last.conclusion.as_deref(), Some("success"));
+    assert!(
+        runs.iter()
+            .any(|c| c.conclusion.as_deref() == Some("failure"))
+    );
+    // An unrelated label changes nothing.
+    let before = w.sandbox.check_runs(OWNER, REPO, &head).len();
+    pr.add_label("documentation", "maint").unwrap();
+    w.deliver().await;
+    assert_eq!(w.sandbox.check_runs(OWNER, REPO, &head).len(), before);
+    w.finish(&[pr.number]).await;
+}

@@ -193,3 +193,16 @@ pub struct RunRefused<'a> {
     pub checked: usize,
     pub reason: &'a str,
 }
+
+/// Marker of the one sweep-gate comment per PR.
+pub const SWEEP_GATE_MARKER: &str = "<!-- sweepgate:sweep-gate -->";
+
+#[derive(Template)]
+#[template(path = "sweep-gate.md", escape = "none")]
+pub struct SweepGate<'a> {
+    pub author: &'a str,
+    pub sha: &'a str,
+    pub reasons: &'a [String],
+    pub summary: &'a str,
+    pub track: bool,
+}

@@ -263,6 +263,8 @@ pub mod actions {
         created_at: Option<DateTime<Utc>>,
         #[serde(default)]
         label: Option<LabelName>,
+        #[serde(default)]
+        actor: Option<super::Login>,
     }
 
     #[derive(Deserialize)]
@@ -325,7 +327,11 @@ pub mod actions {
                 seg_enc(workflow),
                 seg_enc(branch)
             );
-            let runs: Vec<Run> = self.get_all(&path, Some("workflow_runs")).await?;
+            // No such workflow (yet): no runs, not an error.
+            let runs: Vec<Run> = match self.get_all(&path, Some("workflow_runs")).await {
+                Err(e) if e.is_not_found() => Vec::new(),
+                other => other?,
+            };
             let mut runs: Vec<RunFacts> = runs.into_iter().map(RunFacts::from).collect();
             runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
             Ok(runs)
@@ -404,9 +410,51 @@ pub mod actions {
                         at: e.created_at?,
                         label: e.label?.name,
                         added,
+                        actor: e.actor.map(|a| a.login),
                     })
                 })
                 .collect())
+        }
+
+        /// The full message of a commit.
+        pub async fn commit_message(
+            &self,
+            repo: &RepoName,
+            sha: &str,
+        ) -> Result<String, GitHubError> {
+            #[derive(Deserialize)]
+            struct C {
+                commit: M,
+            }
+            #[derive(Deserialize)]
+            struct M {
+                #[serde(default)]
+                message: String,
+            }
+            let path = format!("{}/commits/{}", repo_path(repo)?, seg_enc(sha));
+            Ok(self.get::<C>(&path).await?.commit.message)
+        }
+
+        /// Creates a completed check run on `head_sha`.
+        pub async fn completed_check_run(
+            &self,
+            repo: &RepoName,
+            name: &str,
+            head_sha: &str,
+            conclusion: &str,
+            title: &str,
+            summary: &str,
+        ) -> Result<(), GitHubError> {
+            let path = format!("{}/check-runs", repo_path(repo)?);
+            let body = serde_json::json!({
+                "name": name,
+                "head_sha": head_sha,
+                "status": "completed",
+                "conclusion": conclusion,
+                "output": { "title": title, "summary": summary },
+            });
+            self.send(http::Method::POST, &path, Some(&body)).await?;
+            Ok(())
         }
 
         pub async fn repository_dispatch(

@@ -65,6 +65,7 @@ pub fn event_router(services: Services) -> EventRouter {
     EventRouter::new()
         .with(Arc::new(guide::ContributionGuide::new(services.clone())))
         .with(Arc::new(commands::Commands::new(services.clone())))
+        .with(Arc::new(sweeps::SweepGate::new(services.clone())))
         .with(Arc::new(sweeps::RunResults::new(services.clone())))
         .with(Arc::new(sweeps::StagingCallback::new(services)))
 }

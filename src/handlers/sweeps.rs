@@ -11,6 +11,7 @@ use crate::recipe::{changelog, master};
 use crate::repo::read_optional;
 use crate::store::{Store, now_ms};
 use crate::sweep::curves;
+use crate::sweep::gate::{self, GateOutcome};
 use crate::sweep::results::{Canary, summarize};
 use crate::sweep::runs::{self, Purpose, RunFacts, labels_at};
 use crate::sweep::staging::{Progress, StageRequest, parse_callback};
@@ -425,4 +426,214 @@ async fn run_curves(
     let master = master::parse_many(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())))
         .map_err(|e| HandlerError::Permanent(e.to_string()))?;
     Ok(curves::bullets(&report.appended, &master, date))
+}
+
+/// The sweep gate on every push and label change (`CONTRACTS.md` §2, §5):
+/// in `track` mode a check run and one comment, edited in place.
+pub struct SweepGate {
+    services: Services,
+}
+
+impl SweepGate {
+    pub fn new(services: Services) -> Self {
+        Self { services }
+    }
+}
+
+pub const GATE_CHECK: &str = "sweepgate / sweep-gate";
+
+#[async_trait]
+impl Handler for SweepGate {
+    fn name(&self) -> &'static str {
+        "sweep-gate"
+    }
+
+    fn accepts(&self, kind: &str) -> bool {
+        matches!(
+            kind,
+            "pull_request.opened"
+                | "pull_request.reopened"
+                | "pull_request.synchronize"
+                | "pull_request.labeled"
+                | "pull_request.unlabeled"
+                | "pull_request.ready_for_review"
+        )
+    }
+
+    async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
+        let Event::PullRequest(ev) = event else {
+            return Ok(());
+        };
+        let repo = repo_of(ctx)?;
+        let api = self.services.api(ctx)?;
+        let branch = ctx.envelope.default_branch.as_deref().unwrap_or("main");
+        let cfg = repo_config::load(&api, &ctx.store, &repo, branch)
+            .await?
+            .config;
+        // A label that is neither primary nor modifier changes nothing.
+        if let Some(label) = &ev.label
+            && !cfg.labels.primary.contains(&label.name)
+            && !cfg.labels.modifiers.contains(&label.name)
+        {
+            return Ok(());
+        }
+        let pr = &ev.pull_request;
+        let (Some(head), Some(base)) = (pr.head.as_ref(), pr.base.as_ref()) else {
+            return Ok(());
+        };
+        // The labels as they are now, not as the (possibly stale) payload says.
+        let pull = api.pull(&repo, pr.number).await?;
+        if pull.head.sha != head.sha {
+            // A newer push is on its way with its own delivery.
+            return Ok(());
+        }
+        let labels: Vec<String> = pull.labels.iter().map(|l| l.name.clone()).collect();
+        let files = api.pr_files(&repo, pr.number).await?;
+        let touches = files.iter().any(|f| f.filename == cfg.paths.changelog);
+        let report = if touches {
+            let src = GitHubSource::new(api.clone(), repo.clone())?;
+            let read = |rev: &str, path: &str| {
+                let (src, rev, path) = (&src, rev.to_owned(), path.to_owned());
+                async move {
+                    read_optional(src, &rev, &path)
+                        .await
+                        .map_err(|e| HandlerError::Transient {
+                            message: e.to_string(),
+                            retry_after: None,
+                        })
+                }
+            };
+            let before = read(&base.sha, &cfg.paths.changelog)
+                .await?
+                .unwrap_or_default();
+            let after = read(&head.sha, &cfg.paths.changelog)
+                .await?
+                .unwrap_or_default();
+            let mut masters = Vec::new();
+            for p in &cfg.paths.master_configs {
+                if let Some(b) = read(&head.sha, p).await? {
+                    masters.push((p.clone(), b));
+                }
+            }
+            let master =
+                master::parse_many(masters.iter().map(|(p, b)| (p.as_str(), b.as_slice()))).ok();
+            let keys: Vec<&str> = master
+                .as_ref()
+                .map(|m| m.keys().collect())
+                .unwrap_or_default();
+            let has = |l: &str| labels.iter().any(|x| x == l);
+            let opts = changelog::GateOptions {
+                all_evals_label: has("all-evals"),
+                evals_only_label: has("evals-only"),
+                master_keys: master.as_ref().map(|_| keys.as_slice()),
+            };
+            Some(changelog::pr_gate(
+                &cfg.paths.changelog,
+                &before,
+                &after,
+                &opts,
+            ))
+        } else {
+            None
+        };
+        let message = api.commit_message(&repo, &head.sha).await?;
+        let fork = pr.is_fork();
+        let labeler = if fork {
+            let primary = labels.iter().find(|l| cfg.labels.primary.contains(l));
+            let events = api.label_events(&repo, pr.number).await?;
+            let who = primary.and_then(|p| {
+                events
+                    .iter()
+                    .filter(|e| e.added && &e.label == p)
+                    .max_by_key(|e| e.at)
+                    .and_then(|e| e.actor.clone())
+            });
+            match who {
+                Some(who) => {
+                    let perm = api.collaborator_permission(&repo, &who).await?;
+                    let role = perm.map_or(crate::commands::RepoRole::None, |p| {
+                        crate::commands::RepoRole::from_api(&p.permission, p.role_name.as_deref())
+                    });
+                    Some((who, role))
+                }
+                None => None,
+            }
+        } else {
+            None
+        };
+        let outcome = gate::decide(&gate::GateInput {
+            cfg: &cfg,
+            labels: &labels,
+            draft: pr.draft,
+            fork,
+            head_message: &message,
+            changelog: report.as_ref(),
+            labeler: labeler.as_ref().map(|(w, r)| (w.as_str(), *r)),
+        });
+        let short = &head.sha[..head.sha.len().min(12)];
+        let author = pr.user.as_ref().map_or("", |u| u.login.as_str());
+        let track = cfg.sweep.mode == crate::config::SweepMode::Track;
+        let (conclusion, title, summary, reasons) = match &outcome {
+            GateOutcome::NotASweep => return Ok(()),
+            GateOutcome::Skipped(why) => (
+                "neutral",
+                "No sweep for this commit".to_owned(),
+                why.clone(),
+                Vec::new(),
+            ),
+            GateOutcome::Allowed { primary, modifiers } => {
+                let mods = if modifiers.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " with {}",
+                        modifiers
+                            .iter()
+                            .map(|m| format!("`{m}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                (
+                    "success",
+                    "Sweep may run".to_owned(),
+                    format!("`{primary}`{mods}"),
+                    Vec::new(),
+                )
+            }
+            GateOutcome::Refused(r) => (
+                "failure",
+                format!(
+                    "No sweep: {} problem{}",
+                    r.len(),
+                    if r.len() == 1 { "" } else { "s" }
+                ),
+                r.join("\n"),
+                r.clone(),
+            ),
+        };
+        let body = render(&crate::comments::SweepGate {
+            author,
+            sha: short,
+            reasons: &reasons,
+            summary: &summary,
+            track,
+        });
+        let existing =
+            publish::find_marked(&api, &repo, pr.number, crate::comments::SWEEP_GATE_MARKER)
+                .await?;
+        if !reasons.is_empty() || existing.is_some() {
+            publish::upsert(
+                &api,
+                &repo,
+                pr.number,
+                crate::comments::SWEEP_GATE_MARKER,
+                &body,
+            )
+            .await?;
+        }
+        api.completed_check_run(&repo, GATE_CHECK, &head.sha, conclusion, &title, &summary)
+            .await?;
+        Ok(())
+    }
 }

@@ -37,6 +37,8 @@ pub struct LabelEvent {
     pub at: DateTime<Utc>,
     pub label: String,
     pub added: bool,
+    /// Who added or removed it.
+    pub actor: Option<String>,
 }
 
 /// The labels the PR carried at `t`, replayed from its timeline.
@@ -253,6 +255,7 @@ mod tests {
             at: t(at),
             label: label.into(),
             added,
+            actor: None,
         };
         let events = [
             ev("2026-10-14T08:00:00Z", "sweep-enabled", true),
