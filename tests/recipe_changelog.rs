@@ -24,7 +24,9 @@ fn pr(number: u64) -> StrictOptions<'static> {
 }
 
 fn entry(key: &str, link: &str) -> String {
-    format!("- config-keys:\n    - {key}\n  description:\n    - \"Test change\"\n  pr-link: {link}\n")
+    format!(
+        "- config-keys:\n    - {key}\n  description:\n    - \"Test change\"\n  pr-link: {link}\n"
+    )
 }
 
 fn with_suffix(base: &[u8], suffix: &str) -> Vec<u8> {
@@ -55,7 +57,10 @@ fn real_file_has_772_entries_with_fields_and_lines() {
     assert_eq!(first.config_keys[0].value, "70b-fp8-*-vllm");
     assert_eq!(first.config_keys[0].line, 2);
     assert_eq!(first.description.len(), 2);
-    assert_eq!(first.pr_link.value, "https://github.com/SemiAnalysisAI/InferenceX/pull/95");
+    assert_eq!(
+        first.pr_link.value,
+        "https://github.com/SemiAnalysisAI/InferenceX/pull/95"
+    );
     assert_eq!(first.pr_link.line, 6);
 
     let last = cl.entries.last().unwrap();
@@ -64,12 +69,21 @@ fn real_file_has_772_entries_with_fields_and_lines() {
     assert!(last.pr_link.value.ends_with("/pull/2707"));
 
     assert_eq!(cl.entries.iter().filter(|e| e.is_evals_only()).count(), 6);
-    assert_eq!(cl.entries.iter().filter(|e| e.scenario_type.is_some()).count(), 67);
+    assert_eq!(
+        cl.entries
+            .iter()
+            .filter(|e| e.scenario_type.is_some())
+            .count(),
+        67
+    );
     let append: Vec<_> = cl.entries.iter().filter(|e| e.is_append_only()).collect();
     assert_eq!(append.len(), 1);
     assert!(append[0].pr_link.value.ends_with("/pull/2647"));
     assert_eq!(append[0].append_only.unwrap().line, 6318);
-    assert_eq!(cl.entry_at_line(6319).map(|e| e.index), Some(append[0].index));
+    assert_eq!(
+        cl.entry_at_line(6319).map(|e| e.index),
+        Some(append[0].index)
+    );
 }
 
 #[test]
@@ -91,9 +105,15 @@ fn real_links_classify() {
     assert!(other[0].pr_link.value.ends_with("/pull/2305/changes"));
     assert_eq!(placeholder.len(), 1);
     assert_eq!(placeholder[0].pr_link.line, 5598);
-    assert_eq!(placeholder[0].config_keys[0].value, "glm5.1-fp8-b200-tilert");
+    assert_eq!(
+        placeholder[0].config_keys[0].value,
+        "glm5.1-fp8-b200-tilert"
+    );
     let folded = cl.entry_at_line(3595).unwrap();
-    assert_eq!(folded.pr_link.value, "https://github.com/SemiAnalysisAI/InferenceX/pull/1701");
+    assert_eq!(
+        folded.pr_link.value,
+        "https://github.com/SemiAnalysisAI/InferenceX/pull/1701"
+    );
     assert_eq!(folded.pr_link.line, 3596);
 }
 
@@ -118,7 +138,13 @@ fn clean_append_passes_gate_and_strict_rules() {
     // The PR's own canonical link is fine; another PR's link is not.
     let own = with_suffix(
         &base,
-        &format!("\n{}", entry("dsv4-fp4-b200-vllm", "https://github.com/SemiAnalysisAI/InferenceX/pull/2710")),
+        &format!(
+            "\n{}",
+            entry(
+                "dsv4-fp4-b200-vllm",
+                "https://github.com/SemiAnalysisAI/InferenceX/pull/2710"
+            )
+        ),
     );
     assert!(changelog::strict_findings(FILE, Some(&base), &own, &pr(2710)).is_empty());
     let f = changelog::strict_findings(FILE, Some(&base), &own, &pr(2711));
@@ -162,8 +188,15 @@ fn master_keys_must_resolve() {
 fn mid_file_insertion_passes_the_gate_but_not_the_strict_rules() {
     let base = real();
     let text = String::from_utf8(base.clone()).unwrap();
-    let at = text.find("- config-keys:\n    - gptoss-fp4-b200-vllm\n").unwrap();
-    let head = format!("{}{}\n{}", &text[..at], entry("dsv4-fp4-b200-vllm", "XXX"), &text[at..]);
+    let at = text
+        .find("- config-keys:\n    - gptoss-fp4-b200-vllm\n")
+        .unwrap();
+    let head = format!(
+        "{}{}\n{}",
+        &text[..at],
+        entry("dsv4-fp4-b200-vllm", "XXX"),
+        &text[at..]
+    );
     let g = gate(&base, head.as_bytes());
     assert!(g.passed(), "{:#?}", g.violations);
     assert_eq!(g.appended.len(), 1);
@@ -171,7 +204,13 @@ fn mid_file_insertion_passes_the_gate_but_not_the_strict_rules() {
     let f = changelog::strict_findings(FILE, Some(&base), head.as_bytes(), &pr(9));
     assert!(rules(&f).contains(&StrictRule::EntryChanged));
     assert!(rules(&f).contains(&StrictRule::HistoricalBytesChanged));
-    assert_eq!(f.iter().find(|f| f.rule == StrictRule::EntryChanged).unwrap().entry, Some(3));
+    assert_eq!(
+        f.iter()
+            .find(|f| f.rule == StrictRule::EntryChanged)
+            .unwrap()
+            .entry,
+        Some(3)
+    );
 }
 
 #[test]
@@ -185,7 +224,10 @@ fn link_correction_fails_the_gate_and_passes_strict_rules() {
     let g = gate(&base, head.as_bytes());
     assert_eq!(g.violations.len(), 2, "{:#?}", g.violations);
     let del = &g.violations[0];
-    assert_eq!((del.rule, del.side, del.loc.line), (GateRule::Deletion, Side::Base, 5598));
+    assert_eq!(
+        (del.rule, del.side, del.loc.line),
+        (GateRule::Deletion, Side::Base, 5598)
+    );
     let cl = changelog::parse(FILE, &base).unwrap();
     assert_eq!(del.entry, cl.entry_at_line(5598).map(|e| e.index));
     // The corrected line is "added" but is not a list of entries.
@@ -213,8 +255,16 @@ fn deletions_and_removed_entries() {
     let at = text.rfind("\n- config-keys:").unwrap();
     let head = &text[..at + 1];
     let g = gate(&base, head.as_bytes());
-    assert!(g.violations.iter().all(|v| v.rule == GateRule::Deletion || v.rule == GateRule::NoAdditions));
-    assert!(g.violations.iter().any(|v| v.rule == GateRule::Deletion && v.entry == Some(771)));
+    assert!(
+        g.violations
+            .iter()
+            .all(|v| v.rule == GateRule::Deletion || v.rule == GateRule::NoAdditions)
+    );
+    assert!(
+        g.violations
+            .iter()
+            .any(|v| v.rule == GateRule::Deletion && v.entry == Some(771))
+    );
     let f = changelog::strict_findings(FILE, Some(&base), head.as_bytes(), &pr(9));
     assert!(rules(&f).contains(&StrictRule::EntriesRemoved));
 
@@ -263,18 +313,30 @@ fn file_rules() {
     let f = changelog::strict_findings(FILE, Some(&base), &no_newline, &pr(9));
     assert!(rules(&f).contains(&StrictRule::MissingFinalNewline));
 
-    let tab = with_suffix(&base, "\n- config-keys:\n    - a\n  description:\n    - \"x\"\n  pr-link:\tXXX\n");
+    let tab = with_suffix(
+        &base,
+        "\n- config-keys:\n    - a\n  description:\n    - \"x\"\n  pr-link:\tXXX\n",
+    );
     let f = changelog::strict_findings(FILE, Some(&base), &tab, &pr(9));
-    let t = f.iter().find(|f| f.rule == StrictRule::ForbiddenByte).unwrap();
+    let t = f
+        .iter()
+        .find(|f| f.rule == StrictRule::ForbiddenByte)
+        .unwrap();
     assert_eq!((t.loc.line, t.loc.column), (6386, 11));
 
     // `config-keys` not first: parses, but the entry-line count is off.
-    let reordered = with_suffix(&base, "\n- pr-link: XXX\n  config-keys:\n    - a\n  description:\n    - \"x\"\n");
+    let reordered = with_suffix(
+        &base,
+        "\n- pr-link: XXX\n  config-keys:\n    - a\n  description:\n    - \"x\"\n",
+    );
     assert!(gate(&base, &reordered).passed());
     let f = changelog::strict_findings(FILE, Some(&base), &reordered, &pr(9));
     assert!(rules(&f).contains(&StrictRule::EntryLineCount));
 
-    let dup = with_suffix(&base, "\n- config-keys:\n    - a\n  description:\n    - \"x\"\n  pr-link: XXX\n  pr-link: XXX\n");
+    let dup = with_suffix(
+        &base,
+        "\n- config-keys:\n    - a\n  description:\n    - \"x\"\n  pr-link: XXX\n  pr-link: XXX\n",
+    );
     let g = gate(&base, &dup);
     assert_eq!(g.violations[0].rule, GateRule::AddedYaml);
     assert_eq!(g.violations[0].loc.line, 6387);
@@ -287,13 +349,41 @@ fn schema_rules_on_added_entries() {
     let base = real();
     let add = |s: &str| with_suffix(&base, &format!("\n{s}"));
     let cases = [
-        ("- config-keys: []\n  description:\n    - x\n  pr-link: XXX\n", 6382, "must not be empty"),
-        ("- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  owner: me\n", 6387, "unknown field `owner`"),
-        ("- config-keys:\n    - a\n  description:\n    - x\n", 6382, "missing `pr-link`"),
-        ("- config-keys:\n    - 1.5\n  description:\n    - x\n  pr-link: XXX\n", 6383, "must be strings"),
-        ("- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  scenario-type:\n    - 1k1k\n", 6388, "unknown scenario type"),
-        ("- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  append-only: true\n  evals-only: true\n", 6387, "cannot be combined with `evals-only`"),
-        ("- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  eval-min-prefill-ep: 0\n", 6387, "≥ 1"),
+        (
+            "- config-keys: []\n  description:\n    - x\n  pr-link: XXX\n",
+            6382,
+            "must not be empty",
+        ),
+        (
+            "- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  owner: me\n",
+            6387,
+            "unknown field `owner`",
+        ),
+        (
+            "- config-keys:\n    - a\n  description:\n    - x\n",
+            6382,
+            "missing `pr-link`",
+        ),
+        (
+            "- config-keys:\n    - 1.5\n  description:\n    - x\n  pr-link: XXX\n",
+            6383,
+            "must be strings",
+        ),
+        (
+            "- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  scenario-type:\n    - 1k1k\n",
+            6388,
+            "unknown scenario type",
+        ),
+        (
+            "- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  append-only: true\n  evals-only: true\n",
+            6387,
+            "cannot be combined with `evals-only`",
+        ),
+        (
+            "- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  eval-min-prefill-ep: 0\n",
+            6387,
+            "≥ 1",
+        ),
     ];
     for (text, line, msg) in cases {
         let g = gate(&base, &add(text));
@@ -309,11 +399,15 @@ fn schema_rules_on_added_entries() {
 #[test]
 fn append_only_mixing_and_labels() {
     let base = real();
-    let ao = "- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  append-only: true\n";
+    let ao =
+        "- config-keys:\n    - a\n  description:\n    - x\n  pr-link: XXX\n  append-only: true\n";
     let head = with_suffix(&base, &format!("\n{ao}\n{}", entry("b", "XXX")));
     let g = gate(&base, &head);
     assert_eq!(g.violations.len(), 1);
-    assert_eq!((g.violations[0].rule, g.violations[0].entry), (GateRule::MixedAppendOnly, Some(773)));
+    assert_eq!(
+        (g.violations[0].rule, g.violations[0].entry),
+        (GateRule::MixedAppendOnly, Some(773))
+    );
 
     let head = with_suffix(&base, &format!("\n{ao}"));
     assert!(gate(&base, &head).passed());
@@ -328,8 +422,15 @@ fn append_only_mixing_and_labels() {
 
 #[test]
 fn parse_errors_carry_file_line_and_column() {
-    let e = changelog::parse(FILE, b"- config-keys:\n    - a\n  description: [x]\n  pr-link: XXX\n  bogus: 1\n").unwrap_err();
-    assert_eq!((e.loc.file.as_str(), e.loc.line, e.loc.column), (FILE, 5, 3));
+    let e = changelog::parse(
+        FILE,
+        b"- config-keys:\n    - a\n  description: [x]\n  pr-link: XXX\n  bogus: 1\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.loc.file.as_str(), e.loc.line, e.loc.column),
+        (FILE, 5, 3)
+    );
     let e = changelog::parse(FILE, b"config-keys: a\n").unwrap_err();
     assert_eq!((e.loc.line, e.loc.column), (1, 1));
     let e = changelog::parse(FILE, b"- config-keys:\n  - [\n").unwrap_err();

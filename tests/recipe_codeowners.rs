@@ -55,14 +55,20 @@ fn last_match_wins_on_the_real_file() {
     let nv = co.owner_of("configs/nvidia-master.yaml");
     assert_eq!(nv.rule().map(|r| r.line), Some(7));
     assert_eq!(
-        nv.owners().iter().map(|o| o.to_string()).collect::<Vec<_>>(),
+        nv.owners()
+            .iter()
+            .map(|o| o.to_string())
+            .collect::<Vec<_>>(),
         vec!["@ankur-singh", "@kedarpotdar-nv", "@InferenceX/core"]
     );
     // The AMD config does not list the core team.
     let amd = co.owner_of("configs/amd-master.yaml");
     assert!(!amd.owners().iter().any(|o| o.team().is_some()));
     // Unanchored: MODELS.md also matches at depth.
-    assert_eq!(co.owner_of("docs/MODELS.md").rule().map(|r| r.line), Some(10));
+    assert_eq!(
+        co.owner_of("docs/MODELS.md").rule().map(|r| r.line),
+        Some(10)
+    );
     for p in [
         "perf-changelog.yaml",
         "benchmarks/single_node/agentic/x_mtp.sh",

@@ -14,7 +14,10 @@ fn set() -> GoldenSet {
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_str().unwrap().to_owned();
-        files.push((format!("golden_al_distribution/{name}"), std::fs::read(&p).unwrap()));
+        files.push((
+            format!("golden_al_distribution/{name}"),
+            std::fs::read(&p).unwrap(),
+        ));
     }
     GoldenSet::parse_files(files.iter().map(|(p, b)| (p.as_str(), b.as_slice()))).unwrap()
 }
@@ -41,7 +44,11 @@ fn al(set: &GoldenSet, query: &Query<'_>) -> (f64, String) {
 fn nine_curves_with_slugs() {
     let s = set();
     assert_eq!(s.curves.len(), 9);
-    let dsv4 = s.curves.iter().find(|c| c.name() == "dsv4_mtp.yaml").unwrap();
+    let dsv4 = s
+        .curves
+        .iter()
+        .find(|c| c.name() == "dsv4_mtp.yaml")
+        .unwrap();
     assert_eq!(dsv4.slug, "deepseek-v4-pro");
     assert_eq!(dsv4.slug_line, 9);
     assert_eq!(
@@ -70,7 +77,10 @@ fn spec_lookups() {
         al(&s, &q("qwen3.5", DraftMethod::Mtp, ThinkingMode::On, 3)),
         (3.39, "qwen3.5_mtp.yaml".into())
     );
-    assert_eq!(al(&s, &q("qwen3.5", DraftMethod::Mtp, ThinkingMode::On, 7)).0, 5.04);
+    assert_eq!(
+        al(&s, &q("qwen3.5", DraftMethod::Mtp, ThinkingMode::On, 7)).0,
+        5.04
+    );
 
     // minimaxm3: the draft id picks the GQA head.
     let mut gqa = q("minimaxm3", DraftMethod::Eagle3, ThinkingMode::On, 3);
@@ -81,10 +91,19 @@ fn spec_lookups() {
     assert_eq!(al(&s, &plain), (2.83, "minimaxm3_eagle3.yaml".into()));
 
     // glm5.2 K=5 → 3.61; thinking_off was never collected.
-    assert_eq!(al(&s, &q("glm5.2", DraftMethod::Mtp, ThinkingMode::On, 5)).0, 3.61);
+    assert_eq!(
+        al(&s, &q("glm5.2", DraftMethod::Mtp, ThinkingMode::On, 5)).0,
+        3.61
+    );
     assert!(matches!(
         s.lookup(&q("glm5.2", DraftMethod::Mtp, ThinkingMode::Off, 5)),
-        Lookup::NoCell { missing: NoCell::Mode { mode: ThinkingMode::Off, .. }, .. }
+        Lookup::NoCell {
+            missing: NoCell::Mode {
+                mode: ThinkingMode::Off,
+                ..
+            },
+            ..
+        }
     ));
 
     // kimik3: probabilistic K=7 → 3.84, greedy 3.78; K=2 2.51 vs 2.45.
@@ -97,15 +116,30 @@ fn spec_lookups() {
             "kimik3_dspark_probabilistic_sample_method_block_rejection_sample_method.yaml".into()
         )
     );
-    assert_eq!(al(&s, &q("kimik3", DraftMethod::DSpark, ThinkingMode::On, 7)).0, 3.78);
+    assert_eq!(
+        al(&s, &q("kimik3", DraftMethod::DSpark, ThinkingMode::On, 7)).0,
+        3.78
+    );
     prob.k = 2;
     assert_eq!(al(&s, &prob).0, 2.51);
-    assert_eq!(al(&s, &q("kimik3", DraftMethod::DSpark, ThinkingMode::On, 2)).0, 2.45);
+    assert_eq!(
+        al(&s, &q("kimik3", DraftMethod::DSpark, ThinkingMode::On, 2)).0,
+        2.45
+    );
 
     // dsv4 MTP: thinking_off K=3 → 2.97; thinking_on K=3 2.49, K=2 2.27.
-    assert_eq!(al(&s, &q("dsv4", DraftMethod::Mtp, ThinkingMode::Off, 3)).0, 2.97);
-    assert_eq!(al(&s, &q("dsv4", DraftMethod::Mtp, ThinkingMode::On, 3)).0, 2.49);
-    assert_eq!(al(&s, &q("dsv4", DraftMethod::Mtp, ThinkingMode::On, 2)).0, 2.27);
+    assert_eq!(
+        al(&s, &q("dsv4", DraftMethod::Mtp, ThinkingMode::Off, 3)).0,
+        2.97
+    );
+    assert_eq!(
+        al(&s, &q("dsv4", DraftMethod::Mtp, ThinkingMode::On, 3)).0,
+        2.49
+    );
+    assert_eq!(
+        al(&s, &q("dsv4", DraftMethod::Mtp, ThinkingMode::On, 2)).0,
+        2.27
+    );
 }
 
 #[test]
@@ -147,7 +181,9 @@ fn precise_misses() {
     }
     match s.lookup(&q("qwen3.5", DraftMethod::Mtp, ThinkingMode::On, 9)) {
         Lookup::NoCell {
-            missing: NoCell::DraftLength { k: 9, available, .. },
+            missing: NoCell::DraftLength {
+                k: 9, available, ..
+            },
             ..
         } => assert_eq!(available, (1..=8).collect::<Vec<_>>()),
         other => panic!("{other:?}"),
@@ -211,7 +247,10 @@ fn engine_encodings_of_the_golden_values() {
     // Injector: dsv4 GB200 agg keys pin 2.49 at K=2, golden 2.27 → mismatch.
     let Decoded::Simulated(inj) = golden::runner_injected(
         "dynamo-vllm",
-        ["SYNTHETIC_ACCEPTANCE=true", "SYNTHETIC_ACCEPTANCE_LENGTH=2.49"],
+        [
+            "SYNTHETIC_ACCEPTANCE=true",
+            "SYNTHETIC_ACCEPTANCE_LENGTH=2.49",
+        ],
         &golden::default_injectors(),
     ) else {
         panic!()

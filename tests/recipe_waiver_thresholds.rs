@@ -24,10 +24,11 @@ fn waiver_2508() {
         w.image.as_ref().map(|i| i.value.as_str()),
         Some("vllm/vllm-openai-rocm:nightly-cb8104839c141609d99f1254459ef3a4f1bd4263")
     );
-    assert!(w
-        .patch_entrypoint
-        .as_ref()
-        .is_some_and(|p| p.value.contains("apply_k3_container_patches.sh")));
+    assert!(
+        w.patch_entrypoint
+            .as_ref()
+            .is_some_and(|p| p.value.contains("apply_k3_container_patches.sh"))
+    );
     let paths: Vec<&str> = w.linked_paths.iter().map(|p| p.value.as_str()).collect();
     assert_eq!(
         paths,
@@ -45,23 +46,39 @@ fn waiver_2508() {
     }
     assert_eq!(w.patches.len(), 11);
     assert_eq!(w.patches[0].upstream, "aiter #4474");
-    assert!(w.patches.iter().any(|p| p.upstream == "vllm #50619 (PARTIAL)"));
+    assert!(
+        w.patches
+            .iter()
+            .any(|p| p.upstream == "vllm #50619 (PARTIAL)")
+    );
     assert_eq!(w.upstream_links.len(), 9);
-    assert!(w
-        .upstream_links
-        .iter()
-        .all(|u| u.value.starts_with("https://github.com/")));
+    assert!(
+        w.upstream_links
+            .iter()
+            .all(|u| u.value.starts_with("https://github.com/"))
+    );
     assert!(w.removal_plan.contains("delete this"));
 }
 
 #[test]
 fn thresholds_of_the_real_file() {
-    let t = thresholds::parse("utils/evals/thresholds.yaml", &read("utils/evals/thresholds.yaml"))
-        .unwrap();
-    let defaults: Vec<(&str, f64)> = t.defaults.iter().map(|b| (b.task.as_str(), b.value)).collect();
+    let t = thresholds::parse(
+        "utils/evals/thresholds.yaml",
+        &read("utils/evals/thresholds.yaml"),
+    )
+    .unwrap();
+    let defaults: Vec<(&str, f64)> = t
+        .defaults
+        .iter()
+        .map(|b| (b.task.as_str(), b.value))
+        .collect();
     assert_eq!(
         defaults,
-        vec![("gsm8k", 0.90), ("gpqa_diamond_cot_n_shot", 0.30), ("swebench_lite", 0.50)]
+        vec![
+            ("gsm8k", 0.90),
+            ("gpqa_diamond_cot_n_shot", 0.30),
+            ("swebench_lite", 0.50)
+        ]
     );
     assert_eq!(t.models.len(), 8);
     let expect = [
@@ -81,9 +98,16 @@ fn thresholds_of_the_real_file() {
     // kimik3, glm5.2 and minimaxm3 have no override: the 0.90 default.
     for p in ["kimik3", "glm5.2", "minimaxm3"] {
         let l = t.lookup(Some(p), "gsm8k");
-        assert_eq!((l.value, l.source, l.line), (0.90, Source::Default, Some(3)), "{p}");
+        assert_eq!(
+            (l.value, l.source, l.line),
+            (0.90, Source::Default, Some(3)),
+            "{p}"
+        );
     }
-    assert_eq!(t.lookup(Some("dsv4"), "gpqa_diamond_cot_n_shot").value, 0.30);
+    assert_eq!(
+        t.lookup(Some("dsv4"), "gpqa_diamond_cot_n_shot").value,
+        0.30
+    );
     assert_eq!(t.lookup(Some("dsv4"), "mmlu").source, Source::CliFallback);
     assert_eq!(t.lookup(Some("dsv4"), "gsm8k").line, Some(10));
 
@@ -98,6 +122,10 @@ fn thresholds_of_the_real_file() {
         ],
     );
     assert!(matches!(r, ScoreCheck::Pass { counted: 2, .. }), "{r:?}");
-    let r = t.check(Some("qwen3.5"), "gsm8k", [("exact_match,flexible-extract", 0.935)]);
+    let r = t.check(
+        Some("qwen3.5"),
+        "gsm8k",
+        [("exact_match,flexible-extract", 0.935)],
+    );
     assert!(matches!(r, ScoreCheck::Below { .. }));
 }

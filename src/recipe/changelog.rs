@@ -106,13 +106,21 @@ impl Entry {
 
     fn remap_lines(&mut self, f: &impl Fn(usize) -> usize) {
         self.line = f(self.line);
-        for t in self.config_keys.iter_mut().chain(self.description.iter_mut()) {
+        for t in self
+            .config_keys
+            .iter_mut()
+            .chain(self.description.iter_mut())
+        {
             t.line = f(t.line);
         }
         self.pr_link.line = f(self.pr_link.line);
-        for flag in [&mut self.evals_only, &mut self.all_evals, &mut self.append_only]
-            .into_iter()
-            .flatten()
+        for flag in [
+            &mut self.evals_only,
+            &mut self.all_evals,
+            &mut self.append_only,
+        ]
+        .into_iter()
+        .flatten()
         {
             flag.line = f(flag.line);
         }
@@ -207,7 +215,11 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Document, ParseError> {
     }
     let item_lines = items
         .iter()
-        .map(|i| i.as_map().and_then(|m| m.first()).map_or(i.line, |(k, _)| k.line))
+        .map(|i| {
+            i.as_map()
+                .and_then(|m| m.first())
+                .map_or(i.line, |(k, _)| k.line)
+        })
         .collect();
     Ok(Document {
         file: file.to_owned(),
@@ -237,13 +249,23 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
         message,
     };
     let Some(map) = item.as_map() else {
-        return Err(fail(item, None, format!("an entry must be a mapping, found {}", item.kind())));
+        return Err(fail(
+            item,
+            None,
+            format!("an entry must be a mapping, found {}", item.kind()),
+        ));
     };
     for (k, _) in map {
         match k.as_str() {
             Some(name) if FIELDS.contains(&name) => {}
             Some(name) => return Err(fail(k, Some(name), format!("unknown field `{name}`"))),
-            None => return Err(fail(k, None, format!("field names must be strings, found {}", k.kind()))),
+            None => {
+                return Err(fail(
+                    k,
+                    None,
+                    format!("field names must be strings, found {}", k.kind()),
+                ));
+            }
         }
     }
     let field = |name: &str| map.iter().find(|(k, _)| k.as_str() == Some(name));
@@ -253,7 +275,11 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
             return Ok(None);
         };
         let Some(items) = v.as_seq() else {
-            return Err(fail(v, Some(name), format!("`{name}` must be a list of strings, found {}", v.kind())));
+            return Err(fail(
+                v,
+                Some(name),
+                format!("`{name}` must be a list of strings, found {}", v.kind()),
+            ));
         };
         if items.is_empty() {
             return Err(fail(k, Some(name), format!("`{name}` must not be empty")));
@@ -266,7 +292,11 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
                     line: i.line,
                     column: i.column,
                 }),
-                None => Err(fail(i, Some(name), format!("`{name}` items must be strings, found {}", i.kind()))),
+                None => Err(fail(
+                    i,
+                    Some(name),
+                    format!("`{name}` items must be strings, found {}", i.kind()),
+                )),
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some)
@@ -275,8 +305,15 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
         match field(name) {
             None => Ok(None),
             Some((k, v)) => match v.as_bool() {
-                Some(b) => Ok(Some(Flag { value: b, line: k.line })),
-                None => Err(fail(v, Some(name), format!("`{name}` must be true or false, found {}", v.kind()))),
+                Some(b) => Ok(Some(Flag {
+                    value: b,
+                    line: k.line,
+                })),
+                None => Err(fail(
+                    v,
+                    Some(name),
+                    format!("`{name}` must be true or false, found {}", v.kind()),
+                )),
             },
         }
     };
@@ -293,7 +330,13 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
                 line: v.line,
                 column: v.column,
             },
-            None => return Err(fail(v, Some("pr-link"), format!("`pr-link` must be a string, found {}", v.kind()))),
+            None => {
+                return Err(fail(
+                    v,
+                    Some("pr-link"),
+                    format!("`pr-link` must be a string, found {}", v.kind()),
+                ));
+            }
         },
     };
     let scenario_type = match strings("scenario-type")? {
@@ -320,7 +363,11 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
     let append_only = flag("append-only")?;
     let eval_min_prefill_ep = match field("eval-min-prefill-ep") {
         None => None,
-        Some((k, v)) => match v.as_i64().and_then(|i| u64::try_from(i).ok()).filter(|&i| i >= 1) {
+        Some((k, v)) => match v
+            .as_i64()
+            .and_then(|i| u64::try_from(i).ok())
+            .filter(|&i| i >= 1)
+        {
             Some(n) => Some((n, k.line)),
             None => {
                 return Err(fail(
@@ -545,10 +592,9 @@ fn align_insertions(added: &mut [usize], head: &[&str]) {
         let (s, e) = (added[i], added[j - 1] + 1);
         // How far the run may move: up while the line above equals the run's
         // last line, down while the line below equals its first.
+        let floor = if i > 0 { added[i - 1] + 1 } else { 0 };
         let mut up = 0;
-        while s > up && s - up - 1 >= if i > 0 { added[i - 1] + 1 } else { 0 }
-            && head[s - up - 1] == head[e - up - 1]
-        {
+        while s - up > floor && head[s - up - 1] == head[e - up - 1] {
             up += 1;
         }
         let next = added.get(j).copied().unwrap_or(head.len());
@@ -561,7 +607,11 @@ fn align_insertions(added: &mut [usize], head: &[&str]) {
             let best = (s - up..=s + down)
                 .rev()
                 .find(|&st| starts_entry(st))
-                .or_else(|| (s - up..=s + down).rev().find(|&st| st > 0 && head[st - 1].trim().is_empty()))
+                .or_else(|| {
+                    (s - up..=s + down)
+                        .rev()
+                        .find(|&st| st > 0 && head[st - 1].trim().is_empty())
+                })
                 .unwrap_or(s + down);
             for (k, slot) in added[i..j].iter_mut().enumerate() {
                 *slot = best + k;
@@ -785,7 +835,11 @@ pub fn pr_gate(file: &str, base: &[u8], head: &[u8], opts: &GateOptions<'_>) -> 
         ));
     }
 
-    let append_only = report.appended.iter().filter(|e| e.is_append_only()).count();
+    let append_only = report
+        .appended
+        .iter()
+        .filter(|e| e.is_append_only())
+        .count();
     if append_only > 0 && append_only < report.appended.len() {
         let first_regular = report.appended.iter().find(|e| !e.is_append_only());
         if let Some(e) = first_regular {
@@ -800,7 +854,11 @@ pub fn pr_gate(file: &str, base: &[u8], head: &[u8], opts: &GateOptions<'_>) -> 
         }
     }
     if append_only > 0 && (opts.all_evals_label || opts.evals_only_label) {
-        let label = if opts.evals_only_label { "evals-only" } else { "all-evals" };
+        let label = if opts.evals_only_label {
+            "evals-only"
+        } else {
+            "all-evals"
+        };
         if let Some(e) = report.appended.iter().find(|e| e.is_append_only()) {
             report.violations.push(violation(
                 GateRule::AppendOnlyWithEvalLabel,
@@ -948,7 +1006,13 @@ pub fn strict_findings(
         let (mut line, mut col) = (1usize, 1usize);
         for &b in head {
             if b == byte && seen < MAX_BYTE_FINDINGS {
-                push(StrictRule::ForbiddenByte, None, line, col, format!("{name} byte"));
+                push(
+                    StrictRule::ForbiddenByte,
+                    None,
+                    line,
+                    col,
+                    format!("{name} byte"),
+                );
                 seen += 1;
             }
             if b == b'\n' {
@@ -963,7 +1027,13 @@ pub fn strict_findings(
         Ok(t) => t,
         Err(e) => {
             let (line, column) = yaml::line_col(head, e.valid_up_to());
-            push(StrictRule::NotUtf8, None, line, column, "not valid UTF-8".into());
+            push(
+                StrictRule::NotUtf8,
+                None,
+                line,
+                column,
+                "not valid UTF-8".into(),
+            );
             return out;
         }
     };
@@ -1054,7 +1124,11 @@ pub fn strict_findings(
             None,
             n_lines,
             1,
-            format!("the head has {} entries, fewer than the base's {}", he.len(), be.len()),
+            format!(
+                "the head has {} entries, fewer than the base's {}",
+                he.len(),
+                be.len()
+            ),
         );
         return out;
     }
@@ -1077,13 +1151,19 @@ pub fn strict_findings(
     }
     let additions = &he[be.len()..];
     for h in &corrections {
-        if !matches!(classify_link(&h.pr_link.value, opts.repo, &[]), PrLink::Canonical(_)) {
+        if !matches!(
+            classify_link(&h.pr_link.value, opts.repo, &[]),
+            PrLink::Canonical(_)
+        ) {
             push(
                 StrictRule::CorrectionNotCanonical,
                 Some(h.index),
                 h.pr_link.line,
                 h.pr_link.column,
-                format!("`pr-link` may only be corrected to a canonical link, not `{}`", h.pr_link.value),
+                format!(
+                    "`pr-link` may only be corrected to a canonical link, not `{}`",
+                    h.pr_link.value
+                ),
             );
         }
     }
@@ -1111,7 +1191,9 @@ pub fn strict_findings(
                     opts.repo,
                     opts.placeholders.join(", ")
                 ),
-                StrictMode::Main => format!("a canonical https://github.com/{}/pull/<n> link", opts.repo),
+                StrictMode::Main => {
+                    format!("a canonical https://github.com/{}/pull/<n> link", opts.repo)
+                }
             };
             push(
                 StrictRule::AppendedLink,
@@ -1132,7 +1214,11 @@ pub fn strict_findings(
                     None,
                     1,
                     1,
-                    format!("a correction-only change must keep the line count ({} → {})", bl.len(), hl.len()),
+                    format!(
+                        "a correction-only change must keep the line count ({} → {})",
+                        bl.len(),
+                        hl.len()
+                    ),
                 );
             } else {
                 for (i, (b, h)) in bl.iter().zip(&hl).enumerate() {
@@ -1159,7 +1245,10 @@ pub fn strict_findings(
             head_doc.entries.get(entry_pos(he, i + 1)).map(|e| e.index),
             i + 1,
             1,
-            format!("the head does not start with the base bytes; line {} differs", i + 1),
+            format!(
+                "the head does not start with the base bytes; line {} differs",
+                i + 1
+            ),
         );
         return out;
     }
@@ -1167,7 +1256,10 @@ pub fn strict_findings(
     let (want, ok) = if base_text.is_empty() || base_text.ends_with("\n\n") {
         ("`- config-keys:`", suffix.starts_with("- config-keys:"))
     } else {
-        ("one empty line, then `- config-keys:`", suffix.starts_with("\n- config-keys:"))
+        (
+            "one empty line, then `- config-keys:`",
+            suffix.starts_with("\n- config-keys:"),
+        )
     };
     if !ok {
         let line = bl.len() + 1;
@@ -1182,8 +1274,16 @@ pub fn strict_findings(
     for pair in additions.windows(2) {
         let e = &pair[1];
         // e.line is 1-based; hl[e.line - 2] is the line before it.
-        let before = e.line.checked_sub(2).and_then(|i| hl.get(i)).map(|l| l.trim_end_matches('\n'));
-        let before2 = e.line.checked_sub(3).and_then(|i| hl.get(i)).map(|l| l.trim_end_matches('\n'));
+        let before = e
+            .line
+            .checked_sub(2)
+            .and_then(|i| hl.get(i))
+            .map(|l| l.trim_end_matches('\n'));
+        let before2 = e
+            .line
+            .checked_sub(3)
+            .and_then(|i| hl.get(i))
+            .map(|l| l.trim_end_matches('\n'));
         let one_empty = before == Some("") && before2.is_some_and(|l| !l.is_empty());
         if !one_empty {
             push(
@@ -1200,7 +1300,9 @@ pub fn strict_findings(
 
 /// Position in `entries` of the entry containing `line`.
 fn entry_pos(entries: &[Entry], line: usize) -> usize {
-    entries.partition_point(|e| e.line <= line).saturating_sub(1)
+    entries
+        .partition_point(|e| e.line <= line)
+        .saturating_sub(1)
 }
 
 pub mod yaml {
@@ -1399,7 +1501,11 @@ pub mod yaml {
     /// default). An empty document is `Null`.
     pub fn parse(file: &str, bytes: &[u8]) -> Result<Node, ParseError> {
         let text = utf8(file, bytes)?;
-        if text.trim().is_empty() || text.lines().all(|l| l.trim_start().starts_with('#') || l.trim().is_empty()) {
+        if text.trim().is_empty()
+            || text
+                .lines()
+                .all(|l| l.trim_start().starts_with('#') || l.trim().is_empty())
+        {
             return Ok(Node {
                 value: Value::Null,
                 line: 1,

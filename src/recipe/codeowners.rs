@@ -240,10 +240,10 @@ impl CodeOwners {
 
     /// Whether `login` is named directly (not through a team) anywhere.
     pub fn names_user(&self, login: &str) -> bool {
-        self.rules.iter().flat_map(|r| r.owners.iter()).any(|o| {
-            o.login()
-                .is_some_and(|l| l.eq_ignore_ascii_case(login))
-        })
+        self.rules
+            .iter()
+            .flat_map(|r| r.owners.iter())
+            .any(|o| o.login().is_some_and(|l| l.eq_ignore_ascii_case(login)))
     }
 }
 
@@ -266,7 +266,10 @@ fn normalize(path: &str) -> Option<Cow<'_, str>> {
 pub fn parse(file: &str, bytes: &[u8]) -> Result<CodeOwners, ParseError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let (line, column) = line_col(bytes, e.valid_up_to());
-        ParseError::new(Loc::new(file, line, column), "CODEOWNERS is not valid UTF-8")
+        ParseError::new(
+            Loc::new(file, line, column),
+            "CODEOWNERS is not valid UTF-8",
+        )
     })?;
     let mut rules = Vec::new();
     let mut invalid = Vec::new();
@@ -430,9 +433,13 @@ mod tests {
         assert!(matches!(co.owner_of("README.md"), Ownership::Owned(r) if r.line == 1));
         assert!(matches!(co.owner_of("src/a/b.js"), Ownership::Owned(r) if r.line == 2));
         assert!(matches!(co.owner_of("build/logs/x/y.txt"), Ownership::Owned(r) if r.line == 3));
-        assert!(matches!(co.owner_of("docs/getting-started.md"), Ownership::Owned(r) if r.line == 4));
+        assert!(
+            matches!(co.owner_of("docs/getting-started.md"), Ownership::Owned(r) if r.line == 4)
+        );
         // docs/* does not reach nested files; the catch-all decides.
-        assert!(matches!(co.owner_of("docs/build-app/troubleshooting.md"), Ownership::Owned(r) if r.line == 1));
+        assert!(
+            matches!(co.owner_of("docs/build-app/troubleshooting.md"), Ownership::Owned(r) if r.line == 1)
+        );
         assert!(matches!(co.owner_of("x/apps/y"), Ownership::Owned(r) if r.line == 5));
         assert!(matches!(co.owner_of("apps/github/z"), Ownership::Unowned(r) if r.line == 6));
     }
@@ -441,7 +448,10 @@ mod tests {
     fn unmatched_differs_from_unowned() {
         let co = owners("/apps/ @octocat\n/apps/github\n");
         assert!(matches!(co.owner_of("README.md"), Ownership::Unmatched));
-        assert!(matches!(co.owner_of("apps/github/i.js"), Ownership::Unowned(_)));
+        assert!(matches!(
+            co.owner_of("apps/github/i.js"),
+            Ownership::Unowned(_)
+        ));
         assert!(matches!(co.owner_of("apps/main/i.js"), Ownership::Owned(_)));
         // A trailing slash never matches the directory name itself.
         assert!(matches!(co.owner_of("apps"), Ownership::Unmatched));
@@ -452,7 +462,11 @@ mod tests {
         let co = owners("!x @a\nsrc/[ab].rs @b\nok @bad/\n*.md @c # trailing\n");
         assert_eq!(co.rules.len(), 1);
         assert_eq!(co.rules[0].owners, vec![Owner::User("c".into())]);
-        let kinds: Vec<_> = co.invalid.iter().map(|i| (i.loc.line, i.error.clone())).collect();
+        let kinds: Vec<_> = co
+            .invalid
+            .iter()
+            .map(|i| (i.loc.line, i.error.clone()))
+            .collect();
         assert_eq!(
             kinds,
             vec![

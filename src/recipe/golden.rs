@@ -53,7 +53,9 @@ impl DraftMethod {
     pub fn parse(s: &str) -> DraftMethod {
         let l = s.trim().to_ascii_lowercase();
         match l.as_str() {
-            "mtp" | "nextn" | "deepseek_mtp" | "qwen3_next_mtp" | "glm4_moe_mtp" => DraftMethod::Mtp,
+            "mtp" | "nextn" | "deepseek_mtp" | "qwen3_next_mtp" | "glm4_moe_mtp" => {
+                DraftMethod::Mtp
+            }
             "eagle" => DraftMethod::Eagle,
             "eagle3" => DraftMethod::Eagle3,
             "dspark" => DraftMethod::DSpark,
@@ -256,7 +258,11 @@ impl GoldenSet {
 
     /// The curve a launch uses, without looking at mode and K.
     pub fn select(&self, q: &Query<'_>) -> Result<&Curve, NoCurve> {
-        let mut cands: Vec<&Curve> = self.curves.iter().filter(|c| c.prefix == q.prefix).collect();
+        let mut cands: Vec<&Curve> = self
+            .curves
+            .iter()
+            .filter(|c| c.prefix == q.prefix)
+            .collect();
         if cands.is_empty() {
             return Err(NoCurve::UnknownPrefix {
                 prefix: q.prefix.to_owned(),
@@ -377,7 +383,12 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Curve, ParseError> {
                 format!("expected one top-level model key, found {}", many.len()),
             ));
         }
-        None => return Err(err(&root, format!("expected a mapping, found {}", root.kind()))),
+        None => {
+            return Err(err(
+                &root,
+                format!("expected a mapping, found {}", root.kind()),
+            ));
+        }
     };
     let (slug_key, body) = top;
     let slug = slug_key
@@ -386,7 +397,10 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Curve, ParseError> {
     let Some(modes_map) = body.as_map() else {
         return Err(err(
             body,
-            format!("`{slug}` must map thinking modes to curves, found {}", body.kind()),
+            format!(
+                "`{slug}` must map thinking modes to curves, found {}",
+                body.kind()
+            ),
         ));
     };
     let mut modes: Vec<ModeCurve> = Vec::new();
@@ -405,7 +419,10 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Curve, ParseError> {
             }
         };
         let Some(cells_map) = mv.as_map() else {
-            return Err(err(mv, format!("`{mode}` must map draft lengths to AL, found {}", mv.kind())));
+            return Err(err(
+                mv,
+                format!("`{mode}` must map draft lengths to AL, found {}", mv.kind()),
+            ));
         };
         let mut cells = Vec::with_capacity(cells_map.len());
         for (ck, cv) in cells_map {
@@ -413,11 +430,24 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Curve, ParseError> {
                 .as_i64()
                 .and_then(|k| u32::try_from(k).ok())
                 .filter(|&k| k >= 1)
-                .ok_or_else(|| err(ck, format!("draft length must be a positive integer, found {}", ck.kind())))?;
+                .ok_or_else(|| {
+                    err(
+                        ck,
+                        format!(
+                            "draft length must be a positive integer, found {}",
+                            ck.kind()
+                        ),
+                    )
+                })?;
             let al = cv
                 .as_f64()
                 .filter(|a| a.is_finite() && *a >= 1.0)
-                .ok_or_else(|| err(cv, format!("AL at K={k} must be a number ≥ 1, found {}", cv.kind())))?;
+                .ok_or_else(|| {
+                    err(
+                        cv,
+                        format!("AL at K={k} must be a number ≥ 1, found {}", cv.kind()),
+                    )
+                })?;
             cells.push(Cell {
                 k,
                 al,
@@ -470,7 +500,9 @@ fn split_name(stem: &str) -> (&str, DraftMethod, Vec<&str>, Option<String>) {
     if stem.contains('_') {
         let mut parts = stem.split('_');
         let prefix = parts.next().unwrap_or(stem);
-        let method = parts.next().map_or(DraftMethod::Other(String::new()), DraftMethod::parse);
+        let method = parts
+            .next()
+            .map_or(DraftMethod::Other(String::new()), DraftMethod::parse);
         return (prefix, method, parts.collect(), None);
     }
     let parts: Vec<&str> = stem.split('-').collect();
@@ -503,7 +535,10 @@ impl Header {
             }
             if let Some(i) = c.find("draft_sample_method=") {
                 let v = &c[i + "draft_sample_method=".len()..];
-                let v = v.split(|ch: char| ch.is_whitespace() || ch == '|').next().unwrap_or("");
+                let v = v
+                    .split(|ch: char| ch.is_whitespace() || ch == '|')
+                    .next()
+                    .unwrap_or("");
                 h.draft_sample_method = DraftSampling::parse(v);
             }
             if let Some(i) = c.find("draft: ") {
@@ -545,7 +580,9 @@ pub enum EncodingProblem {
     SglangTokenModeWrong(String),
     #[error("synthetic_acceptance_length without \"rejection_sample_method\": \"synthetic\"")]
     VllmNotSynthetic,
-    #[error("--spec-decode-acceptance-length and --spec-decode-acceptance-rate are mutually exclusive")]
+    #[error(
+        "--spec-decode-acceptance-length and --spec-decode-acceptance-rate are mutually exclusive"
+    )]
     AtomBothForms,
     #[error("--spec-decode-acceptance-rate needs the draft length K")]
     AtomRateWithoutK,
@@ -674,8 +711,8 @@ pub struct VllmSpecConfig {
 impl VllmSpecConfig {
     /// Reads the JSON text (after shell variables are resolved).
     pub fn parse(json: &str) -> Result<VllmSpecConfig, String> {
-        let v: serde_json::Value =
-            serde_json::from_str(unquote(json)).map_err(|e| format!("speculative config is not JSON: {e}"))?;
+        let v: serde_json::Value = serde_json::from_str(unquote(json))
+            .map_err(|e| format!("speculative config is not JSON: {e}"))?;
         let obj = v
             .as_object()
             .ok_or_else(|| "speculative config is not a JSON object".to_owned())?;
@@ -723,7 +760,9 @@ impl VllmSpecConfig {
     }
 
     pub fn sampling(&self) -> Option<DraftSampling> {
-        self.draft_sample_method.as_deref().and_then(DraftSampling::parse)
+        self.draft_sample_method
+            .as_deref()
+            .and_then(DraftSampling::parse)
     }
 }
 
@@ -872,14 +911,22 @@ pub fn thinking_signal(key: &str, value: &str) -> Option<ThinkingMode> {
         _ => None,
     };
     match key {
-        "default-chat-template-kwargs" | "default_chat_template_kwargs" | "chat_template_kwargs" => {
+        "default-chat-template-kwargs"
+        | "default_chat_template_kwargs"
+        | "chat_template_kwargs" => {
             let v: serde_json::Value = serde_json::from_str(value).ok()?;
             for k in ["enable_thinking", "thinking"] {
                 if let Some(b) = v.get(k).and_then(serde_json::Value::as_bool) {
-                    return Some(if b { ThinkingMode::On } else { ThinkingMode::Off });
+                    return Some(if b {
+                        ThinkingMode::On
+                    } else {
+                        ThinkingMode::Off
+                    });
                 }
             }
-            v.get("thinking_mode").and_then(|m| m.as_str()).and_then(word)
+            v.get("thinking_mode")
+                .and_then(|m| m.as_str())
+                .and_then(word)
         }
         "DYN_DEFAULT_THINKING_MODE" | "dyn-default-thinking-mode" | "THINKING_MODE" => word(value),
         "SGLANG_ENABLE_THINKING" => match value {
@@ -888,7 +935,10 @@ pub fn thinking_signal(key: &str, value: &str) -> Option<ThinkingMode> {
             _ => None,
         },
         "AIPERF_EXTRA_INPUTS" => {
-            let compact: String = value.chars().filter(|c| !c.is_whitespace() && *c != '"').collect();
+            let compact: String = value
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != '"')
+                .collect();
             if compact.contains("thinking:false") {
                 Some(ThinkingMode::Off)
             } else if compact.contains("thinking:true") {
@@ -939,10 +989,16 @@ mod tests {
     #[test]
     fn parses_positions_and_header() {
         let c = parse("golden_al_distribution/foo_mtp.yaml", MTP.as_bytes()).unwrap();
-        assert_eq!((c.prefix.as_str(), c.method.clone()), ("foo", DraftMethod::Mtp));
+        assert_eq!(
+            (c.prefix.as_str(), c.method.clone()),
+            ("foo", DraftMethod::Mtp)
+        );
         assert_eq!(c.source_run.as_deref(), Some("https://x/runs/1"));
         assert_eq!(c.slug_line, 2);
-        assert_eq!(c.cell(ThinkingMode::On, 3).map(|c| (c.al, c.line)), Some((2.5, 5)));
+        assert_eq!(
+            c.cell(ThinkingMode::On, 3).map(|c| (c.al, c.line)),
+            Some((2.5, 5))
+        );
     }
 
     #[test]
@@ -976,7 +1032,10 @@ mod tests {
         ));
         assert!(matches!(
             set.lookup(&q("foo", DraftMethod::Mtp, ThinkingMode::Off, 3)),
-            Lookup::NoCell { missing: NoCell::Mode { .. }, .. }
+            Lookup::NoCell {
+                missing: NoCell::Mode { .. },
+                ..
+            }
         ));
         match set.lookup(&q("foo", DraftMethod::Mtp, ThinkingMode::On, 2)) {
             Lookup::NoCell {
@@ -985,7 +1044,11 @@ mod tests {
             } => assert_eq!(available, vec![1, 3]),
             other => panic!("{other:?}"),
         }
-        assert_eq!(set.lookup(&q("foo", DraftMethod::Mtp, ThinkingMode::On, 3)).al(), Some(2.5));
+        assert_eq!(
+            set.lookup(&q("foo", DraftMethod::Mtp, ThinkingMode::On, 3))
+                .al(),
+            Some(2.5)
+        );
     }
 
     #[test]
@@ -998,15 +1061,32 @@ mod tests {
         };
         assert_eq!(s.al, 3.39);
         assert_eq!(s.problems, vec![EncodingProblem::SglangTokenModeMissing]);
-        let Decoded::Simulated(t) = trtllm_env("1.78") else { panic!() };
+        let Decoded::Simulated(t) = trtllm_env("1.78") else {
+            panic!()
+        };
         assert!(t.matches(2.78) && !t.matches(2.83));
-        let Decoded::Simulated(a) = atom_args(None, Some("0.663"), Some(3)) else { panic!() };
+        let Decoded::Simulated(a) = atom_args(None, Some("0.663"), Some(3)) else {
+            panic!()
+        };
         assert!(a.matches(2.99));
-        assert_eq!(atom_args(Some("3"), Some("0.5"), Some(3)), Decoded::Invalid(EncodingProblem::AtomBothForms));
-        let Decoded::Simulated(o) = atom_args(Some("5.5"), None, Some(3)) else { panic!() };
-        assert_eq!(o.problems, vec![EncodingProblem::OutOfRange { al: 5.5, k: 3 }]);
-        let v = VllmSpecConfig::parse(r#"{"method":"eagle3","num_speculative_tokens":4,"synthetic_acceptance_length":3.24}"#).unwrap();
-        let Decoded::Simulated(vs) = v.decoded() else { panic!() };
+        assert_eq!(
+            atom_args(Some("3"), Some("0.5"), Some(3)),
+            Decoded::Invalid(EncodingProblem::AtomBothForms)
+        );
+        let Decoded::Simulated(o) = atom_args(Some("5.5"), None, Some(3)) else {
+            panic!()
+        };
+        assert_eq!(
+            o.problems,
+            vec![EncodingProblem::OutOfRange { al: 5.5, k: 3 }]
+        );
+        let v = VllmSpecConfig::parse(
+            r#"{"method":"eagle3","num_speculative_tokens":4,"synthetic_acceptance_length":3.24}"#,
+        )
+        .unwrap();
+        let Decoded::Simulated(vs) = v.decoded() else {
+            panic!()
+        };
         assert_eq!((vs.al, vs.k), (3.24, Some(4)));
         assert_eq!(vs.problems, vec![EncodingProblem::VllmNotSynthetic]);
     }
@@ -1014,8 +1094,13 @@ mod tests {
     #[test]
     fn injector_rules() {
         let inj = default_injectors();
-        let on = ["SYNTHETIC_ACCEPTANCE=true", "SYNTHETIC_ACCEPTANCE_LENGTH=3.84"];
-        assert!(matches!(runner_injected("dynamo-vllm", on, &inj), Decoded::Simulated(s) if s.al == 3.84));
+        let on = [
+            "SYNTHETIC_ACCEPTANCE=true",
+            "SYNTHETIC_ACCEPTANCE_LENGTH=3.84",
+        ];
+        assert!(
+            matches!(runner_injected("dynamo-vllm", on, &inj), Decoded::Simulated(s) if s.al == 3.84)
+        );
         assert_eq!(
             runner_injected("dynamo-trt", on, &inj),
             Decoded::Invalid(EncodingProblem::NoInjector("dynamo-trt".into()))
@@ -1025,24 +1110,57 @@ mod tests {
             Decoded::Invalid(EncodingProblem::InjectorNoLength)
         );
         assert_eq!(
-            runner_injected("dynamo-vllm", ["SYNTHETIC_ACCEPTANCE=true", "EVAL_ONLY=true", "SYNTHETIC_ACCEPTANCE_LENGTH=2"], &inj),
+            runner_injected(
+                "dynamo-vllm",
+                [
+                    "SYNTHETIC_ACCEPTANCE=true",
+                    "EVAL_ONLY=true",
+                    "SYNTHETIC_ACCEPTANCE_LENGTH=2"
+                ],
+                &inj
+            ),
             Decoded::NotSimulated
         );
-        let golden = [Injector { framework: "sglang".into(), length: LengthSource::GoldenCurve }];
+        let golden = [Injector {
+            framework: "sglang".into(),
+            length: LengthSource::GoldenCurve,
+        }];
         assert!(matches!(
-            runner_injected("sglang", ["SYNTHETIC_ACCEPTANCE=true", "NUM_SPEC_TOKENS=5"], &golden),
+            runner_injected(
+                "sglang",
+                ["SYNTHETIC_ACCEPTANCE=true", "NUM_SPEC_TOKENS=5"],
+                &golden
+            ),
             Decoded::FromGolden { k: Some(5), .. }
         ));
     }
 
     #[test]
     fn thinking() {
-        assert_eq!(thinking_signal("--default-chat-template-kwargs", r#"'{"enable_thinking": false}'"#), Some(ThinkingMode::Off));
-        assert_eq!(thinking_signal("DYN_DEFAULT_THINKING_MODE", "disabled"), Some(ThinkingMode::Off));
-        assert_eq!(thinking_signal("SGLANG_ENABLE_THINKING", "'1'"), Some(ThinkingMode::On));
-        assert_eq!(thinking_signal("AIPERF_EXTRA_INPUTS", "thinking: false"), Some(ThinkingMode::Off));
+        assert_eq!(
+            thinking_signal(
+                "--default-chat-template-kwargs",
+                r#"'{"enable_thinking": false}'"#
+            ),
+            Some(ThinkingMode::Off)
+        );
+        assert_eq!(
+            thinking_signal("DYN_DEFAULT_THINKING_MODE", "disabled"),
+            Some(ThinkingMode::Off)
+        );
+        assert_eq!(
+            thinking_signal("SGLANG_ENABLE_THINKING", "'1'"),
+            Some(ThinkingMode::On)
+        );
+        assert_eq!(
+            thinking_signal("AIPERF_EXTRA_INPUTS", "thinking: false"),
+            Some(ThinkingMode::Off)
+        );
         assert_eq!(thinking_signal("TP", "8"), None);
         assert_eq!(resolve_thinking([]), Ok(ThinkingMode::On));
-        assert_eq!(resolve_thinking([ThinkingMode::On, ThinkingMode::Off]), Err(ThinkingConflict));
+        assert_eq!(
+            resolve_thinking([ThinkingMode::On, ThinkingMode::Off]),
+            Err(ThinkingConflict)
+        );
     }
 }

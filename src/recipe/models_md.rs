@@ -15,7 +15,10 @@ use super::{Loc, ParseError};
 pub enum Scenario {
     AgenticCoding,
     /// Fixed sequence length, `isl`/`osl` in tokens.
-    Fixed { isl: u32, osl: u32 },
+    Fixed {
+        isl: u32,
+        osl: u32,
+    },
 }
 
 impl Scenario {
@@ -60,7 +63,10 @@ pub enum Target {
     Precision(String),
     /// The non-spec-decode arm of a scenario (A/B retirement); `arm` is the
     /// text as written ("non-MTP").
-    NonSpecArm { scenario: Scenario, arm: String },
+    NonSpecArm {
+        scenario: Scenario,
+        arm: String,
+    },
     /// The whole model (retired: no active scenario left).
     Model,
     /// Text the parser could not classify.
@@ -253,13 +259,16 @@ impl ModelsMd {
         on: NaiveDate,
     ) -> Option<&Deprecation> {
         let in_force = |d: &&Deprecation| d.applies_to(prefix) && d.in_force(on);
-        self.deprecations.iter().filter(in_force).find(|d| match &d.target {
-            Target::Model => true,
-            Target::Scenario(s) => *s == scenario,
-            Target::Precision(p) => p.eq_ignore_ascii_case(precision),
-            Target::NonSpecArm { scenario: s, .. } => *s == scenario && !uses_spec_decoding,
-            Target::Other(_) => false,
-        })
+        self.deprecations
+            .iter()
+            .filter(in_force)
+            .find(|d| match &d.target {
+                Target::Model => true,
+                Target::Scenario(s) => *s == scenario,
+                Target::Precision(p) => p.eq_ignore_ascii_case(precision),
+                Target::NonSpecArm { scenario: s, .. } => *s == scenario && !uses_spec_decoding,
+                Target::Other(_) => false,
+            })
     }
 }
 
@@ -363,7 +372,10 @@ fn find_date(s: &str) -> Option<NaiveDate> {
 /// The first `#<digits>` in `s`.
 fn find_pr(s: &str) -> Option<u64> {
     let i = s.find('#')?;
-    let digits: String = s[i + 1..].chars().take_while(char::is_ascii_digit).collect();
+    let digits: String = s[i + 1..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().ok().or_else(|| find_pr(&s[i + 1..]))
 }
 
@@ -417,19 +429,20 @@ fn model_cell(s: &str) -> (String, Option<String>) {
 fn classify_target(text: &str) -> Target {
     let plain = text.replace("**", "");
     let lower = plain.to_ascii_lowercase();
-    if lower.contains(" recipes") && lower.starts_with("all ") {
-        if let Some(p) = plain.split_whitespace().nth(1) {
-            return Target::Precision(p.to_owned());
-        }
+    if lower.contains(" recipes")
+        && lower.starts_with("all ")
+        && let Some(p) = plain.split_whitespace().nth(1)
+    {
+        return Target::Precision(p.to_owned());
     }
-    if let Some((scen, arm)) = plain.split_once(", non-") {
-        if let Some(scenario) = Scenario::parse(scen) {
-            let arm = arm.split(" (").next().unwrap_or(arm).trim();
-            return Target::NonSpecArm {
-                scenario,
-                arm: format!("non-{arm}"),
-            };
-        }
+    if let Some((scen, arm)) = plain.split_once(", non-")
+        && let Some(scenario) = Scenario::parse(scen)
+    {
+        let arm = arm.split(" (").next().unwrap_or(arm).trim();
+        return Target::NonSpecArm {
+            scenario,
+            arm: format!("non-{arm}"),
+        };
     }
     match Scenario::parse(&plain) {
         Some(s) => Target::Scenario(s),
@@ -514,18 +527,17 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<ModelsMd, ParseError> {
         if let Some((day, _)) = notice_day {
             prose_deprecation(&mut md, l, i + 1, day, notice_enacted);
         }
-        if l.contains("Brand-new hardware SKUs, such as ") {
-            if let Some(list) = l
+        if l.contains("Brand-new hardware SKUs, such as ")
+            && let Some(list) = l
                 .split_once("such as ")
                 .map(|(_, r)| r.split(", may").next().unwrap_or(r))
-            {
-                md.new_hardware_exceptions = list
-                    .replace(", and ", ", ")
-                    .split(", ")
-                    .map(|s| s.trim().trim_start_matches("and ").to_owned())
-                    .filter(|s| !s.is_empty())
-                    .collect();
-            }
+        {
+            md.new_hardware_exceptions = list
+                .replace(", and ", ", ")
+                .split(", ")
+                .map(|s| s.trim().trim_start_matches("and ").to_owned())
+                .filter(|s| !s.is_empty())
+                .collect();
         }
         i += 1;
     }
@@ -618,7 +630,8 @@ fn prose_deprecation(
         return;
     };
     let prefix = backticked(rest).into_iter().next();
-    let target = Scenario::parse(scenario).map_or_else(|| Target::Other(scenario.to_owned()), Target::Scenario);
+    let target = Scenario::parse(scenario)
+        .map_or_else(|| Target::Other(scenario.to_owned()), Target::Scenario);
     md.deprecations.push(Deprecation {
         line,
         prefix,
@@ -748,7 +761,10 @@ fn matrix_table(file: &str, md: &mut ModelsMd, t: &Table) -> Result<(), ParseErr
             prefixes,
             added,
             active,
-            deprecated: rest.first().map(|d| split_top_commas(d)).unwrap_or_default(),
+            deprecated: rest
+                .first()
+                .map(|d| split_top_commas(d))
+                .unwrap_or_default(),
         });
     }
     Ok(())
@@ -764,21 +780,45 @@ mod tests {
 
     #[test]
     fn scenario_names() {
-        assert_eq!(Scenario::parse("Single-turn 8k1k"), Some(Scenario::Fixed { isl: 8192, osl: 1024 }));
-        assert_eq!(Scenario::parse("Agentic coding (DSpark only)"), Some(Scenario::AgenticCoding));
-        assert_eq!(Scenario::from_isl_osl(1024, 8192).name(), "Single-turn 1k8k");
+        assert_eq!(
+            Scenario::parse("Single-turn 8k1k"),
+            Some(Scenario::Fixed {
+                isl: 8192,
+                osl: 1024
+            })
+        );
+        assert_eq!(
+            Scenario::parse("Agentic coding (DSpark only)"),
+            Some(Scenario::AgenticCoding)
+        );
+        assert_eq!(
+            Scenario::from_isl_osl(1024, 8192).name(),
+            "Single-turn 1k8k"
+        );
         assert_eq!(Scenario::parse("Long context"), None);
     }
 
     #[test]
     fn headings_and_cells() {
-        assert_eq!(heading_date("Monday, August 3, 2026"), Some(d("2026-08-03")));
+        assert_eq!(
+            heading_date("Monday, August 3, 2026"),
+            Some(d("2026-08-03"))
+        );
         assert_eq!(cells("| a `x|y` | b \\| c |"), vec!["a `x|y`", "b | c"]);
         assert_eq!(
-            split_top_commas("Single-turn 1k1k, Single-turn 1k8k (GLM-5 only), Agentic coding (removed 2026-08-04, [#2493](u))"),
-            vec!["Single-turn 1k1k", "Single-turn 1k8k (GLM-5 only)", "Agentic coding (removed 2026-08-04, [#2493](u))"]
+            split_top_commas(
+                "Single-turn 1k1k, Single-turn 1k8k (GLM-5 only), Agentic coding (removed 2026-08-04, [#2493](u))"
+            ),
+            vec![
+                "Single-turn 1k1k",
+                "Single-turn 1k8k (GLM-5 only)",
+                "Agentic coding (removed 2026-08-04, [#2493](u))"
+            ]
         );
-        assert_eq!(find_pr("since 2026-07-17 ([#2263](https://x/pull/2263))"), Some(2263));
+        assert_eq!(
+            find_pr("since 2026-07-17 ([#2263](https://x/pull/2263))"),
+            Some(2263)
+        );
     }
 
     #[test]
@@ -787,9 +827,18 @@ mod tests {
         let m = parse("MODELS.md", md.as_bytes()).unwrap();
         let dep = &m.deprecations[0];
         assert_eq!((dep.line, dep.effective), (7, Some(d("2026-08-04"))));
-        let s = Scenario::Fixed { isl: 8192, osl: 1024 };
-        assert!(m.deprecation_for("m", s, "fp8", false, d("2026-08-03")).is_none());
-        assert!(m.deprecation_for("m", s, "fp8", false, d("2026-08-04")).is_some());
+        let s = Scenario::Fixed {
+            isl: 8192,
+            osl: 1024,
+        };
+        assert!(
+            m.deprecation_for("m", s, "fp8", false, d("2026-08-03"))
+                .is_none()
+        );
+        assert!(
+            m.deprecation_for("m", s, "fp8", false, d("2026-08-04"))
+                .is_some()
+        );
     }
 
     #[test]

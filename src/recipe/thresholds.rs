@@ -112,7 +112,7 @@ impl Thresholds {
             }
             counted += 1;
             // NaN fails: it never meets a bar.
-            if !(score >= bar.value) {
+            if score.partial_cmp(&bar.value).is_none_or(|o| o.is_lt()) {
                 failing.push((name.to_owned(), score));
             }
         }
@@ -130,7 +130,10 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Thresholds, ParseError> {
     let root = yaml::parse(file, bytes)?;
     let err = |n: &Node, m: String| ParseError::new(n.loc(file), m);
     let Some(top) = root.as_map() else {
-        return Err(err(&root, format!("expected a mapping, found {}", root.kind())));
+        return Err(err(
+            &root,
+            format!("expected a mapping, found {}", root.kind()),
+        ));
     };
     let mut defaults = Vec::new();
     let mut models = Vec::new();
@@ -139,7 +142,10 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Thresholds, ParseError> {
             Some("default") => defaults = bars(file, v)?,
             Some("models") => {
                 let Some(entries) = v.as_map() else {
-                    return Err(err(v, format!("`models` must be a mapping, found {}", v.kind())));
+                    return Err(err(
+                        v,
+                        format!("`models` must be a mapping, found {}", v.kind()),
+                    ));
                 };
                 for (pk, pv) in entries {
                     let prefix = pk
@@ -186,7 +192,10 @@ fn bars(file: &str, node: &Node) -> Result<Vec<Bar>, ParseError> {
             let value = v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
                 ParseError::new(
                     Loc::new(file, v.line, v.column),
-                    format!("threshold for `{task}` must be a number, found {}", v.kind()),
+                    format!(
+                        "threshold for `{task}` must be a number, found {}",
+                        v.kind()
+                    ),
                 )
             })?;
             Ok(Bar {
@@ -235,7 +244,11 @@ mod tests {
                 counted: 2
             }
         );
-        let low = t.check(Some("dsr1"), "gsm8k", [("exact_match,flexible-extract", 0.905)]);
+        let low = t.check(
+            Some("dsr1"),
+            "gsm8k",
+            [("exact_match,flexible-extract", 0.905)],
+        );
         assert!(matches!(low, ScoreCheck::Below { ref failing, .. } if failing.len() == 1));
         let none = t.check(Some("dsr1"), "gsm8k", [("acc,none", 0.99)]);
         assert!(matches!(none, ScoreCheck::NoMetric { .. }));

@@ -139,28 +139,33 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Waiver, ParseError> {
                         w.config_keys.push(Line { value: k, line });
                     }
                 } else if let Some(rest) = bullet.strip_prefix("**Pinned image:**") {
-                    w.image = backticked(rest).into_iter().next().map(|v| Line { value: v, line });
+                    w.image = backticked(rest)
+                        .into_iter()
+                        .next()
+                        .map(|v| Line { value: v, line });
                 } else if let Some(rest) = bullet.strip_prefix("**Patch entrypoint:**") {
-                    w.patch_entrypoint =
-                        backticked(rest).into_iter().next().map(|v| Line { value: v, line });
+                    w.patch_entrypoint = backticked(rest)
+                        .into_iter()
+                        .next()
+                        .map(|v| Line { value: v, line });
                 }
             }
             "What is patched" => {
                 let t = l.trim();
                 if t.starts_with('|') {
                     let cells: Vec<&str> = t.trim_matches('|').split('|').map(str::trim).collect();
-                    let sep = cells.iter().all(|c| c.chars().all(|ch| matches!(ch, '-' | ':')));
+                    let sep = cells
+                        .iter()
+                        .all(|c| c.chars().all(|ch| matches!(ch, '-' | ':')));
                     if !in_table {
                         in_table = true; // header row
-                    } else if !sep {
-                        if let [upstream, change, notes, ..] = cells.as_slice() {
-                            w.patches.push(Patch {
-                                line,
-                                upstream: (*upstream).to_owned(),
-                                change: (*change).to_owned(),
-                                notes: (*notes).to_owned(),
-                            });
-                        }
+                    } else if !sep && let [upstream, change, notes, ..] = cells.as_slice() {
+                        w.patches.push(Patch {
+                            line,
+                            upstream: (*upstream).to_owned(),
+                            change: (*change).to_owned(),
+                            notes: (*notes).to_owned(),
+                        });
                     }
                 }
             }
@@ -172,13 +177,11 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Waiver, ParseError> {
                     });
                 }
             }
-            "Removal plan" => {
-                if !l.trim().is_empty() {
-                    if !w.removal_plan.is_empty() {
-                        w.removal_plan.push(' ');
-                    }
-                    w.removal_plan.push_str(l.trim());
+            "Removal plan" if !l.trim().is_empty() => {
+                if !w.removal_plan.is_empty() {
+                    w.removal_plan.push(' ');
                 }
+                w.removal_plan.push_str(l.trim());
             }
             _ => {}
         }
@@ -190,7 +193,10 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Waiver, ParseError> {
 fn pr_number(s: &str) -> Option<u64> {
     let mut rest = s;
     while let Some(i) = rest.find('#') {
-        let digits: String = rest[i + 1..].chars().take_while(char::is_ascii_digit).collect();
+        let digits: String = rest[i + 1..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
         if let Ok(n) = digits.parse() {
             return Some(n);
         }
@@ -266,7 +272,10 @@ mod tests {
             resolve("docs/waiver", "../../benchmarks/a.sh").as_deref(),
             Some("benchmarks/a.sh")
         );
-        assert_eq!(resolve("docs/waiver", "../PR_REVIEW_CHECKLIST.md").as_deref(), Some("docs/PR_REVIEW_CHECKLIST.md"));
+        assert_eq!(
+            resolve("docs/waiver", "../PR_REVIEW_CHECKLIST.md").as_deref(),
+            Some("docs/PR_REVIEW_CHECKLIST.md")
+        );
         assert_eq!(resolve("docs/waiver", "../../../x"), None);
         assert_eq!(resolve("docs/waiver", "https://x/y"), None);
     }
@@ -275,7 +284,11 @@ mod tests {
     fn title_must_name_a_pr() {
         let e = parse("docs/waiver/1.md", b"intro\n# Waiver for something\n").unwrap_err();
         assert_eq!((e.loc.line, e.loc.column), (2, 3));
-        let w = parse("docs/waiver/7.md", b"# Waiver - PR #8\n## Removal plan\nSoon.\n").unwrap();
+        let w = parse(
+            "docs/waiver/7.md",
+            b"# Waiver - PR #8\n## Removal plan\nSoon.\n",
+        )
+        .unwrap();
         assert!(!w.name_matches_pr());
         assert_eq!(w.removal_plan, "Soon.");
         assert_eq!(w.missing_sections().len(), 4);
