@@ -149,38 +149,35 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let mut verified: Vec<String> = Vec::new();
     let mut upstream_text = String::new();
     let mut ev = Vec::new();
+    let mut unread: Vec<String> = Vec::new();
+    let mut not_recipe: Vec<String> = Vec::new();
     for (repo, n) in &prs {
         let name = format!("{repo}#{n}");
-        let Some(list) = &s.upstream_prs else {
-            return CheckResult::review(
-                N,
-                format!("upstream PR {name} was not read (no GitHub access); its merge state is unverified."),
-            );
+        let pr = s
+            .upstream_prs
+            .as_ref()
+            .and_then(|l| l.iter().find(|p: &&UpstreamPr| p.repo.eq_ignore_ascii_case(repo) && p.number == *n));
+        let Some(pr) = pr else {
+            unread.push(name);
+            continue;
         };
-        let Some(pr) = list.iter().find(|p: &&UpstreamPr| p.repo.eq_ignore_ascii_case(repo) && p.number == *n) else {
-            return CheckResult::review(N, format!("upstream PR {name} was not read; its merge state is unverified."));
-        };
-        ev.push(Evidence::Link { url: pr.url.clone() });
-        let merged_at = pr.merged_at.as_deref().filter(|m| !m.is_empty());
-        let Some(at) = merged_at.filter(|_| pr.merged) else {
-            let state = if pr.draft { "draft" } else { pr.state.as_str() };
-            return CheckResult::fail(N, format!("{name} not merged (state={state}).")).with_all(ev);
-        };
+        // An SGLang PR that changes no cookbook file is an engine change the
+        // sign-off cites, not a recipe.
         if repo.eq_ignore_ascii_case(&cfg.upstream.sglang_repository)
             && !pr
                 .files
                 .iter()
                 .any(|f| cfg.upstream.sglang_paths.iter().any(|p| f.path.starts_with(p.as_str())))
         {
-            return CheckResult::fail(
-                N,
-                format!(
-                    "{name} changes no file under {}; it is not a cookbook recipe.",
-                    cfg.upstream.sglang_paths.join(" or ")
-                ),
-            )
-            .with_all(ev);
+            not_recipe.push(name);
+            continue;
         }
+        ev.push(Evidence::Link { url: pr.url.clone() });
+        let merged_at = pr.merged_at.as_deref().filter(|m| !m.is_empty());
+        let Some(at) = merged_at.filter(|_| pr.merged) else {
+            let state = if pr.draft { "draft" } else { pr.state.as_str() };
+            return CheckResult::fail(N, format!("{name} not merged (state={state}).")).with_all(ev);
+        };
         verified.push(format!("{name} is MERGED ({at})"));
         for f in &pr.files {
             if let Some(p) = &f.patch {
@@ -188,6 +185,23 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 upstream_text.push('\n');
             }
         }
+    }
+    if verified.is_empty() && !unread.is_empty() {
+        return CheckResult::review(
+            N,
+            format!("upstream PR {} was not read (no GitHub access); its merge state is unverified.", unread.join(", ")),
+        );
+    }
+    if verified.is_empty() && pages.is_empty()
+        && let Some(name) = not_recipe.first()
+    {
+        return CheckResult::fail(
+            N,
+            format!(
+                "{name} changes no file under {}; it is not a cookbook recipe.",
+                cfg.upstream.sglang_paths.join(" or ")
+            ),
+        );
     }
     let mut unread_pages = Vec::new();
     for url in &pages {
@@ -342,7 +356,7 @@ mod tests {
         let r = check(&snap("- none", None), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Fail);
         assert_eq!(r.reason, "no upstream recipe link in the sign-off's additional detail section.");
-        let r = check(&snap("sgl-project/sglang#5", Some(pr(false, ""))), &RepoConfig::default());
+        let r = check(&snap("sgl-project/sglang#5", Some(pr(false, "+x"))), &RepoConfig::default());
         assert_eq!(r.reason, "sgl-project/sglang#5 not merged (state=open).");
         let r = check(
             &snap("sgl-project/sglang#5", Some(pr(true, "+--model-path org/M --tensor-parallel-size 4 --attention-backend fa3"))),

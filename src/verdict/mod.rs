@@ -2,12 +2,16 @@
 //! `templates/verdict.md`), its marker, the superseded form of an old
 //! head's comment, the `codeowner-signoff-verify` commit status, and the
 //! data of the `sweepgate / verdict` check run.
+pub mod local;
+
 use askama::Template;
 use serde::Serialize;
 
 use crate::checks::snapshot::Snapshot;
 use crate::checks::{CheckResult, Evidence, Outcome, verifier};
 use crate::config::RepoConfig;
+
+pub use local::{GithubFacts, Trees, check_local, cli_main, snapshot_from_trees};
 
 /// The status context the required check depends on.
 pub const STATUS_CONTEXT: &str = "codeowner-signoff-verify";
