@@ -431,6 +431,8 @@ async fn readyz_is_ready_after_migrations() {
 
 #[tokio::test]
 async fn metrics_count_deliveries_and_show_queue_depth() {
+    // The recorder must exist before anything is counted.
+    sweepgate::telemetry::handle();
     let db = TestDb::sqlite().await;
     let app = make_app(db.store.clone());
     let body = std::fs::read(
@@ -441,7 +443,6 @@ async fn metrics_count_deliveries_and_show_queue_depth() {
         Post::signed("pull_request", "m-1", body).send(&app).await.0,
         StatusCode::ACCEPTED
     );
-    sweepgate::telemetry::handle();
     let resp = app
         .oneshot(Request::get("/metrics").body(Body::empty()).unwrap())
         .await
