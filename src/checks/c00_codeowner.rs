@@ -62,14 +62,20 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     };
     let path = &cfg.paths.codeowners;
     let Some(text) = s.policy.get(path) else {
-        return CheckResult::review(N, format!("{path} was not provided; cannot decide ownership."));
+        return CheckResult::review(
+            N,
+            format!("{path} was not provided; cannot decide ownership."),
+        );
     };
     let co = match codeowners::parse(path, text.as_bytes()) {
         Ok(c) => c,
         Err(e) => return CheckResult::review(N, format!("{path} cannot be read: {e}.")),
     };
     let is_me = |o: &Owner| o.login().is_some_and(|l| l.eq_ignore_ascii_case(signer));
-    let team_state = |o: &Owner| o.team().map(|(org, t)| (o.to_string(), membership(s, &co, cfg, org, t)));
+    let team_state = |o: &Owner| {
+        o.team()
+            .map(|(org, t)| (o.to_string(), membership(s, &co, cfg, org, t)))
+    };
     let recognised_directly = co.names_user(signer);
     let mut unknown: Vec<(String, String)> = Vec::new();
     let recognised = recognised_directly
@@ -131,7 +137,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     }
     if let Some((p, owners, line)) = fails.first() {
         let more = if fails.len() > 1 {
-            format!(" ({} more specifically-owned paths not owned)", fails.len() - 1)
+            format!(
+                " ({} more specifically-owned paths not owned)",
+                fails.len() - 1
+            )
         } else {
             String::new()
         };
@@ -144,14 +153,18 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     if let Some((p, team, st)) = open.first() {
         return CheckResult::review(
             N,
-            format!("cannot confirm @{signer} in {team} (API {st}) for {p}; a maintainer must confirm."),
+            format!(
+                "cannot confirm @{signer} in {team} (API {st}) for {p}; a maintainer must confirm."
+            ),
         );
     }
     if !catch_all.is_empty() && !recognised {
         if let Some((team, st)) = unknown.first() {
             return CheckResult::review(
                 N,
-                format!("cannot confirm @{signer} in {team} (API {st}); a maintainer must confirm."),
+                format!(
+                    "cannot confirm @{signer} in {team} (API {st}); a maintainer must confirm."
+                ),
             );
         }
         return CheckResult::fail(
@@ -208,7 +221,10 @@ mod tests {
 
     #[test]
     fn owner_of_specific_path_and_catch_all_passes() {
-        let s = snap("nvowner", &["configs/nvidia-master.yaml", "perf-changelog.yaml"]);
+        let s = snap(
+            "nvowner",
+            &["configs/nvidia-master.yaml", "perf-changelog.yaml"],
+        );
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, super::super::Outcome::Pass, "{}", r.reason);
         assert_eq!(
@@ -240,16 +256,25 @@ mod tests {
         let s = snap("someone", &["configs/nvidia-master.yaml"]);
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, super::super::Outcome::Review);
-        assert!(r.reason.starts_with("cannot confirm @someone in @InferenceX/core (API not read)"));
+        assert!(
+            r.reason
+                .starts_with("cannot confirm @someone in @InferenceX/core (API not read)")
+        );
     }
 
     #[test]
     fn core_team_proxy_role_confirms_membership() {
         let mut s = snap("someone", &["configs/nvidia-master.yaml"]);
         s.signer_permission = Some("maintain".into());
-        assert_eq!(check(&s, &RepoConfig::default()).outcome, super::super::Outcome::Pass);
+        assert_eq!(
+            check(&s, &RepoConfig::default()).outcome,
+            super::super::Outcome::Pass
+        );
         s.signer_permission = Some("write".into());
-        assert_eq!(check(&s, &RepoConfig::default()).outcome, super::super::Outcome::Fail);
+        assert_eq!(
+            check(&s, &RepoConfig::default()).outcome,
+            super::super::Outcome::Fail
+        );
     }
 
     #[test]
@@ -259,6 +284,10 @@ mod tests {
             .insert("InferenceX/core".into(), Membership::NotMember);
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, super::super::Outcome::Fail);
-        assert!(r.reason.contains("not a recognised CODEOWNER"), "{}", r.reason);
+        assert!(
+            r.reason.contains("not a recognised CODEOWNER"),
+            "{}",
+            r.reason
+        );
     }
 }

@@ -35,7 +35,8 @@ fn family_name(isl: Option<i64>, osl: Option<i64>) -> &'static str {
 /// The benchmark families the changed keys need.
 pub fn required_families(s: &Snapshot, cfg: &RepoConfig) -> Vec<String> {
     let facts = s.facts(cfg);
-    let evals_only = !facts.new_entries.is_empty() && facts.new_entries.iter().all(|e| e.is_evals_only());
+    let evals_only =
+        !facts.new_entries.is_empty() && facts.new_entries.iter().all(|e| e.is_evals_only());
     let mut out: Vec<String> = Vec::new();
     if evals_only {
         return out;
@@ -69,7 +70,10 @@ fn is_aggregator(run: &CheckRun) -> bool {
 pub fn run_id_of(url: &str) -> Option<u64> {
     let i = url.find("/actions/runs/")?;
     let rest = &url[i + "/actions/runs/".len()..];
-    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
 
 struct Qualified {
@@ -102,7 +106,11 @@ fn qualifies(runs: &[CheckRun], required: &[String]) -> Option<Qualified> {
             .iter()
             .filter(|r| r.conclusion.as_deref() == Some("success"))
             .count();
-        if ok == 0 || of.iter().any(|r| r.conclusion.as_deref().is_some_and(|c| BAD.contains(&c))) {
+        if ok == 0
+            || of
+                .iter()
+                .any(|r| r.conclusion.as_deref().is_some_and(|c| BAD.contains(&c)))
+        {
             return None;
         }
         counts.push((fam.clone(), ok));
@@ -111,7 +119,10 @@ fn qualifies(runs: &[CheckRun], required: &[String]) -> Option<Qualified> {
     let mut run = None;
     for fam in EVAL_FAMILIES {
         let of: Vec<&&CheckRun> = runs.iter().filter(|r| in_family(r, fam)).collect();
-        if of.iter().any(|r| r.conclusion.as_deref().is_some_and(|c| BAD.contains(&c))) {
+        if of
+            .iter()
+            .any(|r| r.conclusion.as_deref().is_some_and(|c| BAD.contains(&c)))
+        {
             return None;
         }
         let good: Vec<&&&CheckRun> = of
@@ -121,7 +132,10 @@ fn qualifies(runs: &[CheckRun], required: &[String]) -> Option<Qualified> {
         if !good.is_empty() {
             counts.push((fam.to_owned(), good.len()));
             eval_ok += good.len();
-            run = run.or_else(|| good.iter().find_map(|r| r.details_url.as_deref().and_then(run_id_of)));
+            run = run.or_else(|| {
+                good.iter()
+                    .find_map(|r| r.details_url.as_deref().and_then(run_id_of))
+            });
         }
     }
     if eval_ok == 0 {
@@ -241,14 +255,20 @@ mod tests {
         ]);
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Fail);
-        assert_eq!(r.reason, "No passing sweep/eval was found on any commit in this PR.");
+        assert_eq!(
+            r.reason,
+            "No passing sweep/eval was found on any commit in this PR."
+        );
     }
 
     #[test]
     fn no_benchmark_change_is_na_and_missing_runs_review() {
         let mut s = snap(vec![]);
         s.files[0].path = "README.md".into();
-        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::NotApplicable);
+        assert_eq!(
+            check(&s, &RepoConfig::default()).outcome,
+            Outcome::NotApplicable
+        );
         let mut s = snap(vec![]);
         s.check_runs = None;
         assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::Review);

@@ -16,8 +16,10 @@ pub(crate) fn s_field<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
 }
 
 pub(crate) fn i_field(v: &Value, k: &str) -> Option<i64> {
-    v.get(k)
-        .and_then(|x| x.as_i64().or_else(|| x.as_str().and_then(|s| s.parse().ok())))
+    v.get(k).and_then(|x| {
+        x.as_i64()
+            .or_else(|| x.as_str().and_then(|s| s.parse().ok()))
+    })
 }
 
 pub(crate) fn b_field(v: &Value, k: &str) -> bool {
@@ -82,10 +84,17 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         return CheckResult::fail(N, format!("evals expired (eval_results_all){on_run}."));
     }
     if art.eval_rows.is_empty() {
-        return CheckResult::fail(N, format!("evals missing (eval_results_all empty or absent){on_run}."));
+        return CheckResult::fail(
+            N,
+            format!("evals missing (eval_results_all empty or absent){on_run}."),
+        );
     }
     let th_path = &cfg.paths.eval_thresholds;
-    let th = match s.policy.get(th_path).map(|t| thresholds::parse(th_path, t.as_bytes())) {
+    let th = match s
+        .policy
+        .get(th_path)
+        .map(|t| thresholds::parse(th_path, t.as_bytes()))
+    {
         Some(Ok(t)) => Some(t),
         Some(Err(e)) => return CheckResult::review(N, format!("{th_path} cannot be read: {e}.")),
         None => None,
@@ -93,7 +102,11 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let mut scores: Vec<String> = Vec::new();
     let mut bars: Vec<String> = Vec::new();
     for k in &facts.changed {
-        let rows: Vec<&Value> = art.eval_rows.iter().filter(|v| row_matches(v, &k.entry)).collect();
+        let rows: Vec<&Value> = art
+            .eval_rows
+            .iter()
+            .filter(|v| row_matches(v, &k.entry))
+            .collect();
         if rows.is_empty() {
             return CheckResult::fail(N, format!("evals missing for {}{on_run}.", k.key));
         }
@@ -111,13 +124,23 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             let counted: Vec<(&str, f64)> = if s_field(v, "score_name") == Some("accuracy") {
                 num(v, "score").map(|x| ("score", x)).into_iter().collect()
             } else {
-                [("em_strict", num(v, "em_strict")), ("em_flexible", num(v, "em_flexible"))]
-                    .into_iter()
-                    .filter_map(|(n, x)| x.map(|x| (n, x)))
-                    .collect()
+                [
+                    ("em_strict", num(v, "em_strict")),
+                    ("em_flexible", num(v, "em_flexible")),
+                ]
+                .into_iter()
+                .filter_map(|(n, x)| x.map(|x| (n, x)))
+                .collect()
             };
             if counted.is_empty() {
-                return CheckResult::fail(N, format!("evals empty ({task} for {} at {}){on_run}.", k.key, topology(v)));
+                return CheckResult::fail(
+                    N,
+                    format!(
+                        "evals empty ({task} for {} at {}){on_run}.",
+                        k.key,
+                        topology(v)
+                    ),
+                );
             }
             for (name, x) in &counted {
                 if !(*x >= bar.value) {
@@ -158,12 +181,21 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             {
                 return CheckResult::fail(
                     N,
-                    format!("evals on different image ({} vs {head_img}) for {}.", e.image(), k.key),
+                    format!(
+                        "evals on different image ({} vs {head_img}) for {}.",
+                        e.image(),
+                        k.key
+                    ),
                 )
                 .file(&k.entry.file, k.entry.field_line("image"));
             }
-        } else if s.pinned_run.as_ref().is_some_and(|r| r.head_sha != s.pr.head_sha) {
-            image_note = "image matches in the result rows (master config at the run's commit not provided)";
+        } else if s
+            .pinned_run
+            .as_ref()
+            .is_some_and(|r| r.head_sha != s.pr.head_sha)
+        {
+            image_note =
+                "image matches in the result rows (master config at the run's commit not provided)";
         }
         for v in art.bmk_rows.iter().chain(&art.agentic_rows) {
             if row_matches(v, &k.entry)
@@ -172,7 +204,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             {
                 return CheckResult::fail(
                     N,
-                    format!("evals on different image ({img} vs {head_img}) for {}.", k.key),
+                    format!(
+                        "evals on different image ({img} vs {head_img}) for {}.",
+                        k.key
+                    ),
                 )
                 .file(&k.entry.file, k.entry.field_line("image"));
             }
@@ -205,7 +240,8 @@ mod tests {
 
     fn snap(rows: Vec<Value>) -> Snapshot {
         let mut s = Snapshot::default();
-        s.head_files.insert("configs/nvidia-master.yaml".into(), MASTER.into());
+        s.head_files
+            .insert("configs/nvidia-master.yaml".into(), MASTER.into());
         s.files = vec![ChangedFile {
             path: "configs/nvidia-master.yaml".into(),
             status: "added".into(),
@@ -248,9 +284,17 @@ mod tests {
 
     #[test]
     fn missing_and_empty_fail() {
-        assert!(check(&snap(vec![]), &RepoConfig::default()).reason.starts_with("evals missing"));
+        assert!(
+            check(&snap(vec![]), &RepoConfig::default())
+                .reason
+                .starts_with("evals missing")
+        );
         let mut v = row(0.9);
         v["em_strict"] = Value::Null;
-        assert!(check(&snap(vec![v]), &RepoConfig::default()).reason.starts_with("evals empty"));
+        assert!(
+            check(&snap(vec![v]), &RepoConfig::default())
+                .reason
+                .starts_with("evals empty")
+        );
     }
 }

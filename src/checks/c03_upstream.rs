@@ -18,19 +18,40 @@ const N: u8 = 3;
 /// Canonical major-argument names and their aliases.
 const MAJOR: [(&str, &[&str]); 14] = [
     ("model-path", &["model-path", "model"]),
-    ("tensor-parallel-size", &["tensor-parallel-size", "tp", "tp-size"]),
-    ("expert-parallel-size", &["expert-parallel-size", "ep", "ep-size"]),
-    ("data-parallel-size", &["data-parallel-size", "dp", "dp-size"]),
-    ("pipeline-parallel-size", &["pipeline-parallel-size", "pp", "pp-size"]),
+    (
+        "tensor-parallel-size",
+        &["tensor-parallel-size", "tp", "tp-size"],
+    ),
+    (
+        "expert-parallel-size",
+        &["expert-parallel-size", "ep", "ep-size"],
+    ),
+    (
+        "data-parallel-size",
+        &["data-parallel-size", "dp", "dp-size"],
+    ),
+    (
+        "pipeline-parallel-size",
+        &["pipeline-parallel-size", "pp", "pp-size"],
+    ),
     ("enable-dp-attention", &["enable-dp-attention"]),
     ("quantization", &["quantization"]),
     ("kv-cache-dtype", &["kv-cache-dtype"]),
     ("attention-backend", &["attention-backend"]),
     ("moe-runner-backend", &["moe-runner-backend"]),
-    ("enable-flashinfer-allreduce-fusion", &["enable-flashinfer-allreduce-fusion"]),
-    ("speculative-algorithm", &["speculative-algorithm", "speculative-algo"]),
+    (
+        "enable-flashinfer-allreduce-fusion",
+        &["enable-flashinfer-allreduce-fusion"],
+    ),
+    (
+        "speculative-algorithm",
+        &["speculative-algorithm", "speculative-algo"],
+    ),
     ("speculative-num-steps", &["speculative-num-steps"]),
-    ("speculative-dspark-block-size", &["speculative-dspark-block-size"]),
+    (
+        "speculative-dspark-block-size",
+        &["speculative-dspark-block-size"],
+    ),
 ];
 
 static FLAG: LazyLock<Regex> = LazyLock::new(|| {
@@ -55,7 +76,10 @@ fn canonical(name: &str) -> Option<&'static str> {
 }
 
 fn clean(v: &str) -> String {
-    v.trim().trim_matches(['"', '\'']).trim_end_matches([',', ';']).to_ascii_lowercase()
+    v.trim()
+        .trim_matches(['"', '\''])
+        .trim_end_matches([',', ';'])
+        .to_ascii_lowercase()
 }
 
 /// Major args of a text: canonical flag → values.
@@ -96,7 +120,10 @@ pub fn major_args(text: &str) -> BTreeMap<&'static str, Vec<String>> {
 
 /// Links to upstream recipes in a text: (repo, number) PRs and page URLs.
 fn links(text: &str, cfg: &RepoConfig) -> (Vec<(String, u64)>, Vec<String>) {
-    let repos = [&cfg.upstream.sglang_repository, &cfg.upstream.vllm_recipes_repository];
+    let repos = [
+        &cfg.upstream.sglang_repository,
+        &cfg.upstream.vllm_recipes_repository,
+    ];
     let mut prs = Vec::new();
     for c in GH_PR.captures_iter(text) {
         let (repo, n) = match (c.get(1), c.get(2), c.get(3), c.get(4)) {
@@ -113,7 +140,11 @@ fn links(text: &str, cfg: &RepoConfig) -> (Vec<(String, u64)>, Vec<String>) {
     let mut pages = Vec::new();
     for word in text.split_whitespace() {
         let w = word.trim_matches(|c: char| matches!(c, '(' | ')' | '<' | '>' | ',' | '.' | '"'));
-        if cfg.upstream.published_pages.iter().any(|p| w.starts_with(p.as_str()))
+        if cfg
+            .upstream
+            .published_pages
+            .iter()
+            .any(|p| w.starts_with(p.as_str()))
             && !pages.contains(&w.to_owned())
         {
             pages.push(w.to_owned());
@@ -127,7 +158,11 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     if facts.changed.is_empty() {
         return CheckResult::na(N, "no single-node vLLM/SGLang recipe changed.");
     }
-    let single: Vec<_> = facts.changed.iter().filter(|k| !k.entry.is_multinode()).collect();
+    let single: Vec<_> = facts
+        .changed
+        .iter()
+        .filter(|k| !k.entry.is_multinode())
+        .collect();
     if single.is_empty() {
         return CheckResult::na(
             N,
@@ -144,7 +179,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let detail = s.detail_section();
     let (prs, pages) = links(&detail, cfg);
     if prs.is_empty() && pages.is_empty() {
-        return CheckResult::fail(N, "no upstream recipe link in the sign-off's additional detail section.");
+        return CheckResult::fail(
+            N,
+            "no upstream recipe link in the sign-off's additional detail section.",
+        );
     }
     let mut verified: Vec<String> = Vec::new();
     let mut upstream_text = String::new();
@@ -153,10 +191,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let mut not_recipe: Vec<String> = Vec::new();
     for (repo, n) in &prs {
         let name = format!("{repo}#{n}");
-        let pr = s
-            .upstream_prs
-            .as_ref()
-            .and_then(|l| l.iter().find(|p: &&UpstreamPr| p.repo.eq_ignore_ascii_case(repo) && p.number == *n));
+        let pr = s.upstream_prs.as_ref().and_then(|l| {
+            l.iter()
+                .find(|p: &&UpstreamPr| p.repo.eq_ignore_ascii_case(repo) && p.number == *n)
+        });
         let Some(pr) = pr else {
             unread.push(name);
             continue;
@@ -164,19 +202,24 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         // An SGLang PR that changes no cookbook file is an engine change the
         // sign-off cites, not a recipe.
         if repo.eq_ignore_ascii_case(&cfg.upstream.sglang_repository)
-            && !pr
-                .files
-                .iter()
-                .any(|f| cfg.upstream.sglang_paths.iter().any(|p| f.path.starts_with(p.as_str())))
+            && !pr.files.iter().any(|f| {
+                cfg.upstream
+                    .sglang_paths
+                    .iter()
+                    .any(|p| f.path.starts_with(p.as_str()))
+            })
         {
             not_recipe.push(name);
             continue;
         }
-        ev.push(Evidence::Link { url: pr.url.clone() });
+        ev.push(Evidence::Link {
+            url: pr.url.clone(),
+        });
         let merged_at = pr.merged_at.as_deref().filter(|m| !m.is_empty());
         let Some(at) = merged_at.filter(|_| pr.merged) else {
             let state = if pr.draft { "draft" } else { pr.state.as_str() };
-            return CheckResult::fail(N, format!("{name} not merged (state={state}).")).with_all(ev);
+            return CheckResult::fail(N, format!("{name} not merged (state={state})."))
+                .with_all(ev);
         };
         verified.push(format!("{name} is MERGED ({at})"));
         for f in &pr.files {
@@ -189,10 +232,14 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     if verified.is_empty() && !unread.is_empty() {
         return CheckResult::review(
             N,
-            format!("upstream PR {} was not read (no GitHub access); its merge state is unverified.", unread.join(", ")),
+            format!(
+                "upstream PR {} was not read (no GitHub access); its merge state is unverified.",
+                unread.join(", ")
+            ),
         );
     }
-    if verified.is_empty() && pages.is_empty()
+    if verified.is_empty()
+        && pages.is_empty()
         && let Some(name) = not_recipe.first()
     {
         return CheckResult::fail(
@@ -216,7 +263,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 if prs.is_empty() {
                     return CheckResult::fail(
                         N,
-                        format!("{url} answered HTTP {}; the recipe cannot be verified.", p.status.unwrap_or(0)),
+                        format!(
+                            "{url} answered HTTP {}; the recipe cannot be verified.",
+                            p.status.unwrap_or(0)
+                        ),
                     );
                 }
             }
@@ -283,7 +333,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         format!(
             "{}; {checked} major argument values of {} match the upstream recipe.",
             join_list(&verified),
-            keys.iter().map(|k| k.key.clone()).collect::<Vec<_>>().join(", ")
+            keys.iter()
+                .map(|k| k.key.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     )
     .with_all(ev)
@@ -300,7 +353,8 @@ mod tests {
 
     fn snap(detail: &str, pr: Option<UpstreamPr>) -> Snapshot {
         let mut s = Snapshot::default();
-        s.head_files.insert("configs/nvidia-master.yaml".into(), MASTER.into());
+        s.head_files
+            .insert("configs/nvidia-master.yaml".into(), MASTER.into());
         s.head_files.insert(
             "benchmarks/single_node/fixed_seq_len/m_fp8_h200.sh".into(),
             SCRIPT.into(),
@@ -312,7 +366,9 @@ mod tests {
         }];
         s.signoff = Some(Signoff {
             author: "x".into(),
-            body: format!("As a PR reviewer and CODEOWNER\n### Additional detail section:\n{detail}\nSigned: x\n"),
+            body: format!(
+                "As a PR reviewer and CODEOWNER\n### Additional detail section:\n{detail}\nSigned: x\n"
+            ),
             ..Default::default()
         });
         s.upstream_prs = pr.map(|p| vec![p]);
@@ -341,7 +397,10 @@ mod tests {
     fn merged_pr_with_matching_args_passes() {
         let s = snap(
             "- https://github.com/sgl-project/sglang/pull/5",
-            Some(pr(true, "+python3 -m sglang.launch_server --model-path org/M --tensor-parallel-size 8 --attention-backend fa3")),
+            Some(pr(
+                true,
+                "+python3 -m sglang.launch_server --model-path org/M --tensor-parallel-size 8 --attention-backend fa3",
+            )),
         );
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
@@ -355,26 +414,48 @@ mod tests {
     fn missing_link_open_pr_and_contradiction_fail() {
         let r = check(&snap("- none", None), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Fail);
-        assert_eq!(r.reason, "no upstream recipe link in the sign-off's additional detail section.");
-        let r = check(&snap("sgl-project/sglang#5", Some(pr(false, "+x"))), &RepoConfig::default());
+        assert_eq!(
+            r.reason,
+            "no upstream recipe link in the sign-off's additional detail section."
+        );
+        let r = check(
+            &snap("sgl-project/sglang#5", Some(pr(false, "+x"))),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.reason, "sgl-project/sglang#5 not merged (state=open).");
         let r = check(
-            &snap("sgl-project/sglang#5", Some(pr(true, "+--model-path org/M --tensor-parallel-size 4 --attention-backend fa3"))),
+            &snap(
+                "sgl-project/sglang#5",
+                Some(pr(
+                    true,
+                    "+--model-path org/M --tensor-parallel-size 4 --attention-backend fa3",
+                )),
+            ),
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Fail);
-        assert!(r.reason.starts_with("major arg --tensor-parallel-size=8"), "{}", r.reason);
+        assert!(
+            r.reason.starts_with("major arg --tensor-parallel-size=8"),
+            "{}",
+            r.reason
+        );
     }
 
     #[test]
     fn absent_arg_and_offline_page_review() {
         let r = check(
-            &snap("sgl-project/sglang#5", Some(pr(true, "+--model-path org/M --tensor-parallel-size 8"))),
+            &snap(
+                "sgl-project/sglang#5",
+                Some(pr(true, "+--model-path org/M --tensor-parallel-size 8")),
+            ),
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Review);
         assert!(r.reason.ends_with("major args absent from the upstream recipe: --attention-backend (a person must confirm equivalence)."), "{}", r.reason);
-        let r = check(&snap("https://docs.sglang.io/cookbook/m", None), &RepoConfig::default());
+        let r = check(
+            &snap("https://docs.sglang.io/cookbook/m", None),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Review);
     }
 }

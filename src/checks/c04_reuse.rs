@@ -96,11 +96,17 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             ),
         );
     };
-    let link = Evidence::Link { url: cmd.url.clone() };
+    let link = Evidence::Link {
+        url: cmd.url.clone(),
+    };
     let Some(run) = &s.pinned_run else {
         return CheckResult::review(
             N,
-            format!("{} by @{}: the run's details were not provided.", cmd.text(), cmd.author),
+            format!(
+                "{} by @{}: the run's details were not provided.",
+                cmd.text(),
+                cmd.author
+            ),
         )
         .with(link);
     };
@@ -109,7 +115,12 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     {
         return CheckResult::review(
             N,
-            format!("{} by @{} names run {id}, but the snapshot holds run {}.", cmd.text(), cmd.author, run.id),
+            format!(
+                "{} by @{} names run {id}, but the snapshot holds run {}.",
+                cmd.text(),
+                cmd.author,
+                run.id
+            ),
         )
         .with(link);
     }
@@ -132,7 +143,9 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     }
     let has_results = run.artifacts.iter().any(|a| {
         !a.expired
-            && (a.name == "results_bmk" || a.name == "eval_results_all" || a.name.starts_with("bmk_agentic_"))
+            && (a.name == "results_bmk"
+                || a.name == "eval_results_all"
+                || a.name.starts_with("bmk_agentic_"))
     });
     if !has_results {
         return CheckResult::fail(N, format!("run {id} has no unexpired result artifacts."))
@@ -176,7 +189,12 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     }
     CheckResult::pass(
         N,
-        format!("{} posted by {} ({}).", cmd.text(), cmd.author, cmd.association),
+        format!(
+            "{} posted by {} ({}).",
+            cmd.text(),
+            cmd.author,
+            cmd.association
+        ),
     )
     .with(link)
     .with(Evidence::Run { id })
@@ -249,7 +267,10 @@ mod tests {
         ]);
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Fail);
-        assert_eq!(r.reason, "No authorized /use or /reuse-sweep-run command has been posted on this PR.");
+        assert_eq!(
+            r.reason,
+            "No authorized /use or /reuse-sweep-run command has been posted on this PR."
+        );
     }
 
     #[test]

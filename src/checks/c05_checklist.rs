@@ -32,7 +32,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     };
     let path = &cfg.paths.checklist_template;
     let Some(text) = s.policy.get(path) else {
-        return CheckResult::review(N, format!("{path} was not provided; the template cannot be compared."));
+        return CheckResult::review(
+            N,
+            format!("{path} was not provided; the template cannot be compared."),
+        );
     };
     let t = match signoff::parse_template(path, text) {
         Ok(t) => t,
@@ -49,20 +52,33 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     if !missing.is_empty() || (!unchecked.is_empty() && !explained) {
         let mut parts = Vec::new();
         if !missing.is_empty() {
-            parts.push(format!("missing {} of {n} items: {}", missing.len(), describe(&missing, &known)));
+            parts.push(format!(
+                "missing {} of {n} items: {}",
+                missing.len(),
+                describe(&missing, &known)
+            ));
         }
         if !unchecked.is_empty() && !explained {
-            parts.push(format!("unchecked without explanation: {}", describe(&unchecked, &known)));
+            parts.push(format!(
+                "unchecked without explanation: {}",
+                describe(&unchecked, &known)
+            ));
         }
         let line = missing.first().or(unchecked.first()).map_or(0, |i| i.line);
         return CheckResult::fail(
             N,
-            format!("stale/incomplete template: {} (see {path}).", parts.join("; ")),
+            format!(
+                "stale/incomplete template: {} (see {path}).",
+                parts.join("; ")
+            ),
         )
         .file(path, line);
     }
     if signed.as_deref() == Some(SIGNED_PLACEHOLDER) || signed.as_deref() == Some("") {
-        return CheckResult::fail(N, format!("the sign-off is not signed (Signed: {SIGNED_PLACEHOLDER})."));
+        return CheckResult::fail(
+            N,
+            format!("the sign-off is not signed (Signed: {SIGNED_PLACEHOLDER})."),
+        );
     }
     let warn = match &signed {
         Some(name) if !name.eq_ignore_ascii_case(&so.author) => {
@@ -80,7 +96,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             ),
         );
     }
-    CheckResult::pass(N, format!("all {n} current-template items are present and checked.{warn}"))
+    CheckResult::pass(
+        N,
+        format!("all {n} current-template items are present and checked.{warn}"),
+    )
 }
 
 #[cfg(test)]
@@ -93,7 +112,8 @@ mod tests {
 
     fn snap(body: &str) -> Snapshot {
         let mut s = Snapshot::default();
-        s.policy.insert("docs/PR_REVIEW_CHECKLIST.md".into(), TEMPLATE.into());
+        s.policy
+            .insert("docs/PR_REVIEW_CHECKLIST.md".into(), TEMPLATE.into());
         s.signoff = Some(Signoff {
             author: "nv".into(),
             body: body.into(),
@@ -106,9 +126,15 @@ mod tests {
 
     #[test]
     fn complete_checklist_passes() {
-        let r = check(&snap(&format!("{ALL}\nSigned: nv\n")), &RepoConfig::default());
+        let r = check(
+            &snap(&format!("{ALL}\nSigned: nv\n")),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
-        assert_eq!(r.reason, "all 3 current-template items are present and checked.");
+        assert_eq!(
+            r.reason,
+            "all 3 current-template items are present and checked."
+        );
     }
 
     #[test]
@@ -124,12 +150,25 @@ mod tests {
 
     #[test]
     fn unchecked_item_needs_explanation() {
-        let body = ALL.replacen("[x] Verified that speculative", "[ ] Verified that speculative", 1);
-        let r = check(&snap(&format!("{body}\nSigned: nv\n")), &RepoConfig::default());
-        assert_eq!(r.outcome, Outcome::Fail);
-        assert!(r.reason.contains("unchecked without explanation"), "{}", r.reason);
+        let body = ALL.replacen(
+            "[x] Verified that speculative",
+            "[ ] Verified that speculative",
+            1,
+        );
         let r = check(
-            &snap(&format!("{body}\n### Additional detail section:\n- no spec decoding here\nSigned: nv\n")),
+            &snap(&format!("{body}\nSigned: nv\n")),
+            &RepoConfig::default(),
+        );
+        assert_eq!(r.outcome, Outcome::Fail);
+        assert!(
+            r.reason.contains("unchecked without explanation"),
+            "{}",
+            r.reason
+        );
+        let r = check(
+            &snap(&format!(
+                "{body}\n### Additional detail section:\n- no spec decoding here\nSigned: nv\n"
+            )),
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Review, "{}", r.reason);

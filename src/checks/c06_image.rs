@@ -106,7 +106,11 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         if family != Family::Other {
             if in_scope && cfg.policy.established_skus.iter().any(|x| *x == sku) {
                 let img = ImageRef::parse(e.image());
-                let want = if family == Family::Vllm { "vllm/" } else { "lmsysorg/" };
+                let want = if family == Family::Vllm {
+                    "vllm/"
+                } else {
+                    "lmsysorg/"
+                };
                 let allowed = cfg
                     .policy
                     .upstream_image_prefixes
@@ -140,12 +144,18 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     short_image(e.image())
                 ));
             } else {
-                notes.push(format!("{} (framework: {fw}) is on {sku}, outside the established SKUs; no image rule", k.key));
+                notes.push(format!(
+                    "{} (framework: {fw}) is on {sku}, outside the established SKUs; no image rule",
+                    k.key
+                ));
             }
             continue;
         }
         let sibling = facts.masters_head.values().find(|o| {
-            o.key != k.key && o.prefix() == e.prefix() && o.sku() == sku && o.family() != Family::Other
+            o.key != k.key
+                && o.prefix() == e.prefix()
+                && o.sku() == sku
+                && o.family() != Family::Other
         });
         match sibling {
             Some(o) => notes.push(format!("{} ({fw}) follows {}", k.key, o.key)),
@@ -184,7 +194,8 @@ mod tests {
 
     fn snap(entries: &str) -> Snapshot {
         let mut s = Snapshot::default();
-        s.head_files.insert("configs/nvidia-master.yaml".into(), entries.into());
+        s.head_files
+            .insert("configs/nvidia-master.yaml".into(), entries.into());
         s.files = vec![ChangedFile {
             path: "configs/nvidia-master.yaml".into(),
             status: "added".into(),
@@ -195,8 +206,14 @@ mod tests {
 
     fn entry(key: &str, fw: &str, image: &str) -> String {
         let mut p = key.split('-');
-        let (prefix, prec, sku) = (p.next().unwrap_or(""), p.next().unwrap_or(""), p.next().unwrap_or(""));
-        format!("{key}:\n  image: {image}\n  model-prefix: {prefix}\n  precision: {prec}\n  framework: {fw}\n  runner: {sku}\n")
+        let (prefix, prec, sku) = (
+            p.next().unwrap_or(""),
+            p.next().unwrap_or(""),
+            p.next().unwrap_or(""),
+        );
+        format!(
+            "{key}:\n  image: {image}\n  model-prefix: {prefix}\n  precision: {prec}\n  framework: {fw}\n  runner: {sku}\n"
+        )
     }
 
     #[test]
@@ -205,19 +222,29 @@ mod tests {
         assert_eq!(r.registry.as_deref(), Some("nvcr.io"));
         assert_eq!(r.repository, "nvidia/tensorrt-llm/release");
         let r = ImageRef::parse("lmsysorg/sglang:v1@sha256:abc");
-        assert_eq!((r.registry, r.tag.as_deref(), r.digest.as_deref()), (None, Some("v1"), Some("abc")));
+        assert_eq!(
+            (r.registry, r.tag.as_deref(), r.digest.as_deref()),
+            (None, Some("v1"), Some("abc"))
+        );
     }
 
     #[test]
     fn upstream_image_passes_and_fork_fails() {
-        let r = check(&snap(&entry("m-fp4-b200-sglang", "sglang", "lmsysorg/sglang:v1")), &RepoConfig::default());
+        let r = check(
+            &snap(&entry("m-fp4-b200-sglang", "sglang", "lmsysorg/sglang:v1")),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
         assert_eq!(
             r.reason,
             "m-fp4-b200-sglang (framework: sglang) uses upstream lmsysorg/sglang:v1; a vLLM/SGLang entry, so the ordering rule does not apply."
         );
         let r = check(
-            &snap(&entry("m-fp8-mi355x-sglang-disagg", "sglang-disagg", "rocm/sgl-dev:x")),
+            &snap(&entry(
+                "m-fp8-mi355x-sglang-disagg",
+                "sglang-disagg",
+                "rocm/sgl-dev:x",
+            )),
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Fail);
@@ -229,9 +256,19 @@ mod tests {
 
     #[test]
     fn other_framework_needs_a_sibling() {
-        let r = check(&snap(&entry("g-fp8-b200-tilert", "tilert", "ghcr.io/tile-ai/tilert")), &RepoConfig::default());
+        let r = check(
+            &snap(&entry(
+                "g-fp8-b200-tilert",
+                "tilert",
+                "ghcr.io/tile-ai/tilert",
+            )),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Fail);
-        assert_eq!(r.reason, "g-fp8-b200-tilert (tilert) lands before any vLLM/SGLang g entry on b200.");
+        assert_eq!(
+            r.reason,
+            "g-fp8-b200-tilert (tilert) lands before any vLLM/SGLang g entry on b200."
+        );
         let both = format!(
             "{}{}",
             entry("g-fp8-b200-tilert", "tilert", "ghcr.io/tile-ai/tilert"),

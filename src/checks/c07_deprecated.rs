@@ -44,7 +44,13 @@ fn find_date(text: &str) -> Option<NaiveDate> {
     (0..b.len().saturating_sub(9)).find_map(|i| {
         let s = text.get(i..i + 10)?;
         let b = s.as_bytes();
-        let shape = b.iter().enumerate().all(|(j, c)| if j == 4 || j == 7 { *c == b'-' } else { c.is_ascii_digit() });
+        let shape = b.iter().enumerate().all(|(j, c)| {
+            if j == 4 || j == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
         if !shape {
             return None;
         }
@@ -76,7 +82,9 @@ pub fn parse_models(text: &str) -> ModelsPolicy {
             continue;
         }
         let c = cells(t);
-        if c.iter().all(|x| x.chars().all(|ch| ch == '-' || ch == ':' || ch == ' ')) {
+        if c.iter()
+            .all(|x| x.chars().all(|ch| ch == '-' || ch == ':' || ch == ' '))
+        {
             continue;
         }
         let head = |a: &str| c.first().is_some_and(|x| x == a);
@@ -96,7 +104,8 @@ pub fn parse_models(text: &str) -> ModelsPolicy {
         }
         match table {
             Some("matrix") if c.len() >= 5 => {
-                p.matrix.push((backticked(&c[1]), c[3].clone(), c[4].clone(), i + 1));
+                p.matrix
+                    .push((backticked(&c[1]), c[3].clone(), c[4].clone(), i + 1));
             }
             Some("scenarios") if c.len() >= 3 => {
                 if c[2].contains("Deprecated for all models")
@@ -174,7 +183,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     }
     let path = &cfg.paths.models_policy;
     let Some(text) = s.policy.get(path) else {
-        return CheckResult::review(N, format!("{path} was not provided; deprecations cannot be checked."));
+        return CheckResult::review(
+            N,
+            format!("{path} was not provided; deprecations cannot be checked."),
+        );
     };
     let p = parse_models(text);
     if p.matrix.is_empty() {
@@ -187,9 +199,16 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let mut active: Vec<String> = Vec::new();
     for k in &facts.changed {
         let prefix = k.entry.prefix();
-        let Some((_, act, dep, line)) = p.matrix.iter().find(|(ps, ..)| ps.iter().any(|x| x == prefix)) else {
-            return CheckResult::fail(N, format!("{prefix} is not in the {path} support matrix — {}.", k.key))
-                .file(&k.entry.file, k.entry.line);
+        let Some((_, act, dep, line)) = p
+            .matrix
+            .iter()
+            .find(|(ps, ..)| ps.iter().any(|x| x == prefix))
+        else {
+            return CheckResult::fail(
+                N,
+                format!("{prefix} is not in the {path} support matrix — {}.", k.key),
+            )
+            .file(&k.entry.file, k.entry.line);
         };
         if act.trim_start().starts_with("None")
             && let Some(d) = find_date(act)
@@ -197,7 +216,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         {
             return CheckResult::fail(
                 N,
-                format!("{prefix} model is deprecated since {d} ({path} support matrix, retired) — {}.", k.key),
+                format!(
+                    "{prefix} model is deprecated since {d} ({path} support matrix, retired) — {}.",
+                    k.key
+                ),
             )
             .file(path, *line);
         }
@@ -218,12 +240,18 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 let since = find_date(dep).map_or("listed".to_owned(), |d| d.to_string());
                 return CheckResult::fail(
                     N,
-                    format!("{prefix} {sc} is deprecated since {since} ({path} support matrix) — {}.", k.key),
+                    format!(
+                        "{prefix} {sc} is deprecated since {since} ({path} support matrix) — {}.",
+                        k.key
+                    ),
                 )
                 .file(path, *line);
             }
             for (pre, what, d, l) in &p.retirements {
-                if pre == prefix && *d <= today && what.to_ascii_lowercase().contains(&sc.to_ascii_lowercase()) {
+                if pre == prefix
+                    && *d <= today
+                    && what.to_ascii_lowercase().contains(&sc.to_ascii_lowercase())
+                {
                     return CheckResult::fail(
                         N,
                         format!("{prefix} {sc} is deprecated since {d} ({path} Deprecation Notice) — {}.", k.key),
@@ -234,10 +262,17 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         }
         let prec = k.entry.precision().to_ascii_lowercase();
         for (pre, what, d, l) in &p.retirements {
-            if pre == prefix && *d <= today && !prec.is_empty() && what.to_ascii_lowercase().contains(&prec) {
+            if pre == prefix
+                && *d <= today
+                && !prec.is_empty()
+                && what.to_ascii_lowercase().contains(&prec)
+            {
                 return CheckResult::fail(
                     N,
-                    format!("{prefix} {prec} is deprecated since {d} ({path} Deprecation Notice) — {}.", k.key),
+                    format!(
+                        "{prefix} {prec} is deprecated since {d} ({path} Deprecation Notice) — {}.",
+                        k.key
+                    ),
                 )
                 .file(path, *l);
             }
@@ -247,14 +282,18 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             .launch_texts(s)
             .iter()
             .any(|(_, t)| has_spec_marker(&strip_shell_comments(t)));
-        let non_spec_agentic = k.entry.rows().iter().any(|r| r.agentic && r.spec == "none") && !launch_spec;
+        let non_spec_agentic =
+            k.entry.rows().iter().any(|r| r.agentic && r.spec == "none") && !launch_spec;
         if non_spec_agentic {
             for (pre, arm, d, l) in &p.arms {
                 if pre != prefix || !arm.to_ascii_lowercase().contains("non-") {
                     continue;
                 }
                 let day0 = arm.to_ascii_lowercase().contains("day 0");
-                if day0 || (k.kind == ChangeKind::Added && s.settings.announced_retirement_fails_new_arms) {
+                if day0
+                    || (k.kind == ChangeKind::Added
+                        && s.settings.announced_retirement_fails_new_arms)
+                {
                     return CheckResult::fail(
                         N,
                         format!("{prefix} arm \"{arm}\" is deprecated since {d} ({path} Deprecation Notice) — {}.", k.key),
@@ -273,7 +312,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             active.push(a);
         }
     }
-    CheckResult::pass(N, format!("{} is active in {path} as of {today}.", active.join("; ")))
+    CheckResult::pass(
+        N,
+        format!("{} is active in {path} as of {today}.", active.join("; ")),
+    )
 }
 
 #[cfg(test)]
@@ -303,10 +345,19 @@ mod tests {
 
     #[test]
     fn deprecation_takes_effect_the_next_day() {
-        let r = check(&snap("minimaxm3-fp8-b200-vllm", 8192, 1024, "2026-08-03"), &RepoConfig::default());
+        let r = check(
+            &snap("minimaxm3-fp8-b200-vllm", 8192, 1024, "2026-08-03"),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
-        assert_eq!(r.reason, "minimaxm3 single-turn 8k1k is active in MODELS.md as of 2026-08-03.");
-        let r = check(&snap("minimaxm3-fp8-b200-vllm", 8192, 1024, "2026-08-04"), &RepoConfig::default());
+        assert_eq!(
+            r.reason,
+            "minimaxm3 single-turn 8k1k is active in MODELS.md as of 2026-08-03."
+        );
+        let r = check(
+            &snap("minimaxm3-fp8-b200-vllm", 8192, 1024, "2026-08-04"),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Fail);
         assert_eq!(
             r.reason,
@@ -316,12 +367,34 @@ mod tests {
 
     #[test]
     fn retired_unknown_and_scenario_wide() {
-        let r = check(&snap("gptoss-fp8-b200-vllm", 8192, 1024, "2026-08-01"), &RepoConfig::default());
-        assert!(r.reason.starts_with("gptoss model is deprecated since 2026-07-06"), "{}", r.reason);
-        let r = check(&snap("nope-fp8-b200-vllm", 8192, 1024, "2026-08-01"), &RepoConfig::default());
-        assert_eq!(r.reason, "nope is not in the MODELS.md support matrix — nope-fp8-b200-vllm.");
-        let r = check(&snap("minimaxm3-fp8-b200-vllm", 1024, 1024, "2026-08-01"), &RepoConfig::default());
+        let r = check(
+            &snap("gptoss-fp8-b200-vllm", 8192, 1024, "2026-08-01"),
+            &RepoConfig::default(),
+        );
+        assert!(
+            r.reason
+                .starts_with("gptoss model is deprecated since 2026-07-06"),
+            "{}",
+            r.reason
+        );
+        let r = check(
+            &snap("nope-fp8-b200-vllm", 8192, 1024, "2026-08-01"),
+            &RepoConfig::default(),
+        );
+        assert_eq!(
+            r.reason,
+            "nope is not in the MODELS.md support matrix — nope-fp8-b200-vllm."
+        );
+        let r = check(
+            &snap("minimaxm3-fp8-b200-vllm", 1024, 1024, "2026-08-01"),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Fail);
-        assert!(r.reason.contains("Single-turn 1k1k is deprecated since 2026-07-17"), "{}", r.reason);
+        assert!(
+            r.reason
+                .contains("Single-turn 1k1k is deprecated since 2026-07-17"),
+            "{}",
+            r.reason
+        );
     }
 }

@@ -64,7 +64,11 @@ fn override_keys(line: &str) -> Vec<String> {
 }
 
 pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
-    let files: Vec<_> = s.files.iter().filter(|f| touches_server_args(&f.path, cfg)).collect();
+    let files: Vec<_> = s
+        .files
+        .iter()
+        .filter(|f| touches_server_args(&f.path, cfg))
+        .collect();
     if files.is_empty() {
         return CheckResult::na(N, "no server args touched.");
     }
@@ -79,20 +83,33 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             let flag = FLAGS.iter().any(|x| t.contains(x));
             let json_empty = t.contains("json_model_override_args") && t.contains("'{}'");
             let edits_config = t.contains("config.json")
-                && (t.contains("sed -i") || t.contains("jq ") || t.contains("open(") || t.contains("> "));
+                && (t.contains("sed -i")
+                    || t.contains("jq ")
+                    || t.contains("open(")
+                    || t.contains("> "));
             if (flag && !json_empty) || edits_config {
                 let mut keys = override_keys(t);
                 if keys.is_empty() {
-                    keys.push(if edits_config { "config.json".into() } else { "unparsed value".into() });
+                    keys.push(if edits_config {
+                        "config.json".into()
+                    } else {
+                        "unparsed value".into()
+                    });
                 }
                 hits.push((f.path.clone(), line, keys));
             }
         }
     }
     let Some((path, line, keys)) = hits.first() else {
-        return CheckResult::pass(N, "no --hf-overrides, JSON model overrides, or model-file edits in the diff.");
+        return CheckResult::pass(
+            N,
+            "no --hf-overrides, JSON model overrides, or model-file edits in the diff.",
+        );
     };
-    let watch: Vec<&String> = keys.iter().filter(|k| WATCH.contains(&k.as_str())).collect();
+    let watch: Vec<&String> = keys
+        .iter()
+        .filter(|k| WATCH.contains(&k.as_str()))
+        .collect();
     let flops = if watch.is_empty() {
         String::new()
     } else {
@@ -136,7 +153,9 @@ mod tests {
     #[test]
     fn override_is_review_with_keys_and_line() {
         let r = check(
-            &snap("@@ -1,1 +1,2 @@\n a\n+  --hf-overrides '{\"text_config\": {\"use_index_cache\": true, \"index_topk_freq\": 4}}' \\\n"),
+            &snap(
+                "@@ -1,1 +1,2 @@\n a\n+  --hf-overrides '{\"text_config\": {\"use_index_cache\": true, \"index_topk_freq\": 4}}' \\\n",
+            ),
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Review);
@@ -148,10 +167,16 @@ mod tests {
 
     #[test]
     fn clean_diff_passes_and_untouched_is_na() {
-        let r = check(&snap("@@ -1,1 +1,2 @@\n a\n+  --tp 8\n"), &RepoConfig::default());
+        let r = check(
+            &snap("@@ -1,1 +1,2 @@\n a\n+  --tp 8\n"),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Pass);
         let mut s = snap("");
         s.files[0].path = "README.md".into();
-        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::NotApplicable);
+        assert_eq!(
+            check(&s, &RepoConfig::default()).outcome,
+            Outcome::NotApplicable
+        );
     }
 }

@@ -44,11 +44,17 @@ fn logical_lines(text: &str) -> Vec<(usize, String)> {
 fn script(key: &ChangedKey, path: &str, text: &str) -> Verdict {
     let text = strip_shell_comments(text);
     if path.contains("/agentic/") || key.entry.has_agentic() && !key.entry.has_fixed() {
-        if text.contains("build_replay_cmd") || text.contains("/v1/chat/completions") || text.contains("--endpoint-type chat") {
+        if text.contains("build_replay_cmd")
+            || text.contains("/v1/chat/completions")
+            || text.contains("--endpoint-type chat")
+        {
             return Verdict::Ok(format!("{path} replays on the chat endpoint"));
         }
         return Verdict::Fail(
-            format!("{} drives raw completions: {path} has no chat-endpoint client (build_replay_cmd).", key.key),
+            format!(
+                "{} drives raw completions: {path} has no chat-endpoint client (build_replay_cmd).",
+                key.key
+            ),
             path.to_owned(),
             0,
         );
@@ -60,14 +66,19 @@ fn script(key: &ChangedKey, path: &str, text: &str) -> Verdict {
     for (line, call) in &calls {
         if !call.contains("--use-chat-template") && !call.contains("--dsv4") {
             return Verdict::Fail(
-                format!("{} drives raw completions: {path}:{line} lacks --use-chat-template.", key.key),
+                format!(
+                    "{} drives raw completions: {path}:{line} lacks --use-chat-template.",
+                    key.key
+                ),
                 path.to_owned(),
                 *line,
             );
         }
     }
     if calls.is_empty() {
-        return Verdict::Review(format!("{path} has no run_benchmark_serving call to inspect"));
+        return Verdict::Review(format!(
+            "{path} has no run_benchmark_serving call to inspect"
+        ));
     }
     Verdict::Ok(format!("{path} passes --use-chat-template"))
 }
@@ -77,29 +88,47 @@ fn recipe(s: &Snapshot, key: &ChangedKey, path: &str, text: &str) -> Verdict {
         return Verdict::Review(format!("{path} cannot be parsed"));
     };
     let bench = root.get("benchmark");
-    let ty = bench.and_then(|b| b.get("type")).and_then(|t| t.as_str()).unwrap_or("");
-    match bench.and_then(|b| b.get("use_chat_template")).and_then(|v| v.as_bool()) {
+    let ty = bench
+        .and_then(|b| b.get("type"))
+        .and_then(|t| t.as_str())
+        .unwrap_or("");
+    match bench
+        .and_then(|b| b.get("use_chat_template"))
+        .and_then(|v| v.as_bool())
+    {
         Some(true) => return Verdict::Ok(format!("{path} sets benchmark.use_chat_template: true")),
         Some(false) => {
             let line = bench
                 .and_then(|b| b.get("use_chat_template"))
                 .map_or(0, |n| n.line);
             return Verdict::Fail(
-                format!("{} drives raw completions: {path}:{line} sets use_chat_template: false.", key.key),
+                format!(
+                    "{} drives raw completions: {path}:{line} sets use_chat_template: false.",
+                    key.key
+                ),
                 path.to_owned(),
                 line,
             );
         }
         None => {}
     }
-    if s.settings.chat_endpoint_benchmark_types.iter().any(|t| t == ty) {
+    if s.settings
+        .chat_endpoint_benchmark_types
+        .iter()
+        .any(|t| t == ty)
+    {
         return Verdict::Ok(format!("{path} runs {ty} replay on the chat endpoint"));
     }
     if ty == "sa-bench" {
         return match s.settings.sa_bench_chat_template_default {
-            Some(true) => Verdict::Ok(format!("{path} relies on the sa-bench chat-template default")),
+            Some(true) => Verdict::Ok(format!(
+                "{path} relies on the sa-bench chat-template default"
+            )),
             Some(false) => Verdict::Fail(
-                format!("{} drives raw completions: {path} (sa-bench without use_chat_template).", key.key),
+                format!(
+                    "{} drives raw completions: {path} (sa-bench without use_chat_template).",
+                    key.key
+                ),
                 path.to_owned(),
                 0,
             ),
@@ -108,7 +137,9 @@ fn recipe(s: &Snapshot, key: &ChangedKey, path: &str, text: &str) -> Verdict {
             )),
         };
     }
-    Verdict::Review(format!("{path} has benchmark type `{ty}` with no chat-template setting"))
+    Verdict::Review(format!(
+        "{path} has benchmark type `{ty}` with no chat-template setting"
+    ))
 }
 
 pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
@@ -123,9 +154,15 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         let texts = k.launch_texts(s);
         if texts.is_empty() {
             if k.entry.has_agentic() && !k.entry.has_fixed() {
-                ok.push(format!("{} is agentic replay, which uses the chat endpoint", k.key));
+                ok.push(format!(
+                    "{} is agentic replay, which uses the chat endpoint",
+                    k.key
+                ));
             } else {
-                review.push(format!("no benchmark script or recipe of {} was found", k.key));
+                review.push(format!(
+                    "no benchmark script or recipe of {} was found",
+                    k.key
+                ));
             }
             continue;
         }
@@ -143,9 +180,21 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         }
     }
     if !review.is_empty() {
-        return CheckResult::review(N, format!("{}; a person must confirm the chat template.", review.join("; ")));
+        return CheckResult::review(
+            N,
+            format!(
+                "{}; a person must confirm the chat template.",
+                review.join("; ")
+            ),
+        );
     }
-    CheckResult::pass(N, format!("spec-decode benchmarks use chat templates: {}.", ok.join("; ")))
+    CheckResult::pass(
+        N,
+        format!(
+            "spec-decode benchmarks use chat templates: {}.",
+            ok.join("; ")
+        ),
+    )
 }
 
 #[cfg(test)]
@@ -158,8 +207,12 @@ mod tests {
 
     fn snap(script: &str) -> Snapshot {
         let mut s = Snapshot::default();
-        s.head_files.insert("configs/nvidia-master.yaml".into(), MASTER.into());
-        s.head_files.insert("benchmarks/single_node/fixed_seq_len/m_fp8_b200_mtp.sh".into(), script.into());
+        s.head_files
+            .insert("configs/nvidia-master.yaml".into(), MASTER.into());
+        s.head_files.insert(
+            "benchmarks/single_node/fixed_seq_len/m_fp8_b200_mtp.sh".into(),
+            script.into(),
+        );
         s.files = vec![ChangedFile {
             path: "configs/nvidia-master.yaml".into(),
             status: "added".into(),
@@ -170,9 +223,15 @@ mod tests {
 
     #[test]
     fn chat_template_flag_passes_and_missing_fails() {
-        let r = check(&snap("run_benchmark_serving \\\n  --model x \\\n  --use-chat-template\n"), &RepoConfig::default());
+        let r = check(
+            &snap("run_benchmark_serving \\\n  --model x \\\n  --use-chat-template\n"),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
-        let r = check(&snap("x=1\nrun_benchmark_serving \\\n  --model x\n"), &RepoConfig::default());
+        let r = check(
+            &snap("x=1\nrun_benchmark_serving \\\n  --model x\n"),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Fail);
         assert_eq!(
             r.reason,
@@ -185,6 +244,9 @@ mod tests {
         let mut s = snap("run_benchmark_serving --model x\n");
         let m = MASTER.replace(", spec-decoding: mtp", "");
         s.head_files.insert("configs/nvidia-master.yaml".into(), m);
-        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::NotApplicable);
+        assert_eq!(
+            check(&s, &RepoConfig::default()).outcome,
+            Outcome::NotApplicable
+        );
     }
 }

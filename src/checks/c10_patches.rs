@@ -20,11 +20,26 @@ static PATCH: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"\bgit\s+apply\b".to_owned(), "git apply"),
         (r"\bpatch\s+-p\s*\d".to_owned(), "patch -p"),
         (r"\S+\.(patch|diff)\b".to_owned(), "a patch file"),
-        (format!(r"\b(sed\s+-i|perl\s+-pi)\b.*{engine}"), "an in-place edit of an engine path"),
-        (format!(r"\b(cp|mv|install)\b.*\s\S*{engine}"), "a copy into an engine path"),
-        (format!(r"cat\s*>\s*\S*{engine}"), "a heredoc into an engine path"),
-        (r"\b(sitecustomize|usercustomize)\b".to_owned(), "sitecustomize injection"),
-        (format!(r"\bpip3?\s+install\b.*\b{wheels}\b"), "an engine wheel install"),
+        (
+            format!(r"\b(sed\s+-i|perl\s+-pi)\b.*{engine}"),
+            "an in-place edit of an engine path",
+        ),
+        (
+            format!(r"\b(cp|mv|install)\b.*\s\S*{engine}"),
+            "a copy into an engine path",
+        ),
+        (
+            format!(r"cat\s*>\s*\S*{engine}"),
+            "a heredoc into an engine path",
+        ),
+        (
+            r"\b(sitecustomize|usercustomize)\b".to_owned(),
+            "sitecustomize injection",
+        ),
+        (
+            format!(r"\bpip3?\s+install\b.*\b{wheels}\b"),
+            "an engine wheel install",
+        ),
         (r"\bapply_\S*patch\S*\.sh\b".to_owned(), "a patch script"),
     ]
     .into_iter()
@@ -85,13 +100,26 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     };
     let n = s.pr.number;
     let waiver = format!("{}{n}.md", cfg.paths.waivers_dir);
-    let added = s.files.iter().any(|f| f.path == waiver && f.status == "added");
-    let fail = |why: String| CheckResult::fail(N, format!("{path}:{line} patches the serving stack ({what}); {why}.")).file(&path, line);
+    let added = s
+        .files
+        .iter()
+        .any(|f| f.path == waiver && f.status == "added");
+    let fail = |why: String| {
+        CheckResult::fail(
+            N,
+            format!("{path}:{line} patches the serving stack ({what}); {why}."),
+        )
+        .file(&path, line)
+    };
     if !added {
         return fail(format!("no waiver ({waiver} is not added by this PR)"));
     }
     let text = s.head_text(&waiver).unwrap_or("");
-    let missing: Vec<&str> = SECTIONS.iter().copied().filter(|h| !text.contains(h)).collect();
+    let missing: Vec<&str> = SECTIONS
+        .iter()
+        .copied()
+        .filter(|h| !text.contains(h))
+        .collect();
     if !missing.is_empty() {
         return fail(format!("waiver missing sections {}", missing.join(", ")));
     }
@@ -101,7 +129,9 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     if !s.detail_section().contains(&format!("{n}.md")) {
         return fail("waiver not linked in sign-off".to_owned());
     }
-    let covered = hits.iter().all(|(p, _, _)| text.contains(p.rsplit('/').next().unwrap_or(p)));
+    let covered = hits
+        .iter()
+        .all(|(p, _, _)| text.contains(p.rsplit('/').next().unwrap_or(p)));
     let ev = Evidence::File {
         path: waiver.clone(),
         line: 0,
@@ -160,7 +190,8 @@ mod tests {
             "# 2428\n## Config covered\nq_fp8_h200_mtp.sh\n## What is patched\nx\n## Why the unmodified upstream image cannot run this benchmark\ny\n## Upstream PR / issue links\nhttps://github.com/sgl-project/sglang/pull/1\n## Removal plan\nz\n".into(),
         );
         s.signoff = Some(Signoff {
-            body: "### Additional detail section:\n- waiver docs/waiver/2428.md\nSigned: a\n".into(),
+            body: "### Additional detail section:\n- waiver docs/waiver/2428.md\nSigned: a\n"
+                .into(),
             ..Default::default()
         });
         let r = check(&s, &RepoConfig::default());
@@ -170,7 +201,10 @@ mod tests {
 
     #[test]
     fn clean_diff_passes() {
-        let r = check(&snap("@@ -1,1 +1,2 @@\n x\n+pip install grpcio==1.78.0\n"), &RepoConfig::default());
+        let r = check(
+            &snap("@@ -1,1 +1,2 @@\n x\n+pip install grpcio==1.78.0\n"),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Pass);
     }
 }

@@ -54,10 +54,18 @@ pub fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
         .into_iter()
         .chain(setting_values(&text, "speculative_config"))
         .find_map(|(v, _)| golden::VllmSpecConfig::parse(&v).ok());
-    let method = first(&text, &["speculative-algorithm", "speculative-algo", "method"])
-        .map(|m| DraftMethod::parse(&m))
-        .or_else(|| spec_json.as_ref().and_then(|j| j.method.as_deref()).map(DraftMethod::parse))
-        .unwrap_or(DraftMethod::Mtp);
+    let method = first(
+        &text,
+        &["speculative-algorithm", "speculative-algo", "method"],
+    )
+    .map(|m| DraftMethod::parse(&m))
+    .or_else(|| {
+        spec_json
+            .as_ref()
+            .and_then(|j| j.method.as_deref())
+            .map(DraftMethod::parse)
+    })
+    .unwrap_or(DraftMethod::Mtp);
     let mut ks: Vec<u32> = Vec::new();
     let mut push_k = |v: &str| {
         if let Ok(k) = v.trim().parse::<u32>()
@@ -72,7 +80,12 @@ pub fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
             push_k(v);
         }
     } else {
-        for n in ["speculative-num-steps", "num-speculative-tokens", "max_draft_len", "NUM_SPEC_TOKENS"] {
+        for n in [
+            "speculative-num-steps",
+            "num-speculative-tokens",
+            "max_draft_len",
+            "NUM_SPEC_TOKENS",
+        ] {
             for (v, _) in setting_values(&text, n) {
                 push_k(&v);
             }
@@ -93,9 +106,12 @@ pub fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
     };
     let sampling = first(&text, &["draft_sample_method", "draft-sample-method"])
         .and_then(|v| DraftSampling::parse(&v))
-        .or_else(|| spec_json.as_ref().and_then(golden::VllmSpecConfig::sampling));
-    let draft_model = draft_path
-        .or_else(|| spec_json.as_ref().and_then(|j| j.model.clone()));
+        .or_else(|| {
+            spec_json
+                .as_ref()
+                .and_then(golden::VllmSpecConfig::sampling)
+        });
+    let draft_model = draft_path.or_else(|| spec_json.as_ref().and_then(|j| j.model.clone()));
     let mut signals = Vec::new();
     for key in [
         "default-chat-template-kwargs",
@@ -114,7 +130,11 @@ pub fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
     let thinking = golden::resolve_thinking(signals);
     let mut encodings = Vec::new();
     let injectors = s.settings.golden_injectors();
-    let injected = golden::runner_injected(k.entry.framework(), settings.iter().map(String::as_str), &injectors);
+    let injected = golden::runner_injected(
+        k.entry.framework(),
+        settings.iter().map(String::as_str),
+        &injectors,
+    );
     if injected != Decoded::NotSimulated {
         encodings.push((injected, format!("{} additional-settings", k.entry.file)));
     }
@@ -124,7 +144,11 @@ pub fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
         "SGLANG_SIMULATE_ACC_TOKEN_MODE",
     ]
     .iter()
-    .flat_map(|n| setting_values(&text, n).into_iter().map(move |(v, _)| ((*n).to_owned(), v)))
+    .flat_map(|n| {
+        setting_values(&text, n)
+            .into_iter()
+            .map(move |(v, _)| ((*n).to_owned(), v))
+    })
     .collect();
     let sg = golden::sglang_env(envs.iter().map(|(a, b)| (a.as_str(), b.as_str())));
     if sg != Decoded::NotSimulated {
@@ -176,8 +200,14 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     for k in spec.iter().filter(|k| !is_agentic(k)) {
         let l = launch(s, k);
         if !l.encodings.is_empty() && !s.settings.synthetic_acceptance_allow.contains(&k.key) {
-            return CheckResult::fail(N, format!("non-agentic {} uses synthetic acceptance ({}).", k.key, l.encodings[0].1))
-                .file(&k.entry.file, k.entry.line);
+            return CheckResult::fail(
+                N,
+                format!(
+                    "non-agentic {} uses synthetic acceptance ({}).",
+                    k.key, l.encodings[0].1
+                ),
+            )
+            .file(&k.entry.file, k.entry.line);
         }
     }
     let agentic: Vec<&ChangedKey> = spec.into_iter().filter(|k| is_agentic(k)).collect();
@@ -205,15 +235,24 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             Err(_) => {
                 return CheckResult::review(
                     N,
-                    format!("{} carries both thinking-on and thinking-off signals; a person must pick the golden row.", k.key),
+                    format!(
+                        "{} carries both thinking-on and thinking-off signals; a person must pick the golden row.",
+                        k.key
+                    ),
                 );
             }
         };
         let k_val = match l.ks.as_slice() {
             [one] => *one,
             [] => {
-                return CheckResult::fail(N, format!("{} sets no draft length K; the golden AL cannot be chosen.", k.key))
-                    .file(&k.entry.file, k.entry.line);
+                return CheckResult::fail(
+                    N,
+                    format!(
+                        "{} sets no draft length K; the golden AL cannot be chosen.",
+                        k.key
+                    ),
+                )
+                .file(&k.entry.file, k.entry.line);
             }
             many => {
                 return CheckResult::review(
@@ -221,14 +260,24 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     format!(
                         "{} sets several draft lengths ({}); per-branch (K, AL) pairing needs a person.",
                         k.key,
-                        many.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                        many.iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 );
             }
         };
         if l.encodings.is_empty() {
-            return CheckResult::fail(N, format!("{} runs real (unsimulated) acceptance ({}).", k.key, k.files.join(", ")))
-                .file(&k.entry.file, k.entry.line);
+            return CheckResult::fail(
+                N,
+                format!(
+                    "{} runs real (unsimulated) acceptance ({}).",
+                    k.key,
+                    k.files.join(", ")
+                ),
+            )
+            .file(&k.entry.file, k.entry.line);
         }
         let q = Query {
             prefix: k.entry.prefix(),
@@ -243,16 +292,27 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             miss => {
                 let why = match miss {
                     Lookup::NoCurve(n) => format!("no golden curve ({n:?})"),
-                    Lookup::NoCell { curve, missing } => format!("{} has no cell ({missing:?})", curve.name()),
+                    Lookup::NoCell { curve, missing } => {
+                        format!("{} has no cell ({missing:?})", curve.name())
+                    }
                     Lookup::Found { .. } => String::new(),
                 };
                 if states_source(&detail) {
                     return CheckResult::review(
                         N,
-                        format!("{}: {why}; the sign-off states the AL source, a person must confirm it.", k.key),
+                        format!(
+                            "{}: {why}; the sign-off states the AL source, a person must confirm it.",
+                            k.key
+                        ),
                     );
                 }
-                return CheckResult::fail(N, format!("{}: {why}, and the sign-off does not state the AL source.", k.key));
+                return CheckResult::fail(
+                    N,
+                    format!(
+                        "{}: {why}, and the sign-off does not state the AL source.",
+                        k.key
+                    ),
+                );
             }
         };
         let golden_txt = format!("{}@{mode}/K={k_val}={:.2}", curve.name(), cell.al);
@@ -263,11 +323,13 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         for (d, src) in &l.encodings {
             match d {
                 Decoded::Invalid(p) => {
-                    return CheckResult::fail(N, format!("{}: {p} ({src}).", k.key)).file(&k.entry.file, k.entry.line);
+                    return CheckResult::fail(N, format!("{}: {p} ({src}).", k.key))
+                        .file(&k.entry.file, k.entry.line);
                 }
                 Decoded::Simulated(sim) => {
                     if let Some(p) = sim.problems.first() {
-                        return CheckResult::fail(N, format!("{}: {p} ({src}).", k.key)).file(&k.entry.file, k.entry.line);
+                        return CheckResult::fail(N, format!("{}: {p} ({src}).", k.key))
+                            .file(&k.entry.file, k.entry.line);
                     }
                     if !sim.matches(cell.al) {
                         return CheckResult::fail(
@@ -282,7 +344,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         )
                         .with_all(ev);
                     }
-                    ok.push(format!("{} pins {:.2} = {golden_txt} ({src})", k.key, sim.al));
+                    ok.push(format!(
+                        "{} pins {:.2} = {golden_txt} ({src})",
+                        k.key, sim.al
+                    ));
                 }
                 Decoded::FromGolden { framework, .. } => {
                     let script = s
@@ -312,8 +377,8 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::{InjectorLength, InjectorSetting, Outcome};
     use crate::checks::snapshot::ChangedFile;
+    use crate::checks::{InjectorLength, InjectorSetting, Outcome};
 
     const GOLDEN: &str = "# Source GitHub Actions run: https://x/actions/runs/1\nm:\n  thinking_on:\n    2: 2.27\n    3: 2.49\n";
 
@@ -323,13 +388,17 @@ mod tests {
             "configs/nvidia-master.yaml".into(),
             format!("m-fp4-b200-sglang-agentic-mtp:\n  image: lmsysorg/sglang:v1\n  model-prefix: m\n  precision: fp4\n  framework: sglang\n  runner: b200\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - {{ tp: 8, conc-list: [4], spec-decoding: mtp{settings} }}\n"),
         );
-        s.head_files.insert("benchmarks/single_node/agentic/m_fp4_b200_mtp.sh".into(), script.into());
+        s.head_files.insert(
+            "benchmarks/single_node/agentic/m_fp4_b200_mtp.sh".into(),
+            script.into(),
+        );
         s.files = vec![ChangedFile {
             path: "configs/nvidia-master.yaml".into(),
             status: "added".into(),
             ..Default::default()
         }];
-        s.policy.insert("golden_al_distribution/m_mtp.yaml".into(), GOLDEN.into());
+        s.policy
+            .insert("golden_al_distribution/m_mtp.yaml".into(), GOLDEN.into());
         s
     }
 
@@ -337,7 +406,9 @@ mod tests {
 
     #[test]
     fn golden_value_passes_and_wrong_value_fails() {
-        let script = format!("{ENV}export SGLANG_SIMULATE_ACC_LEN=2.49\npython3 -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num-steps 3\n");
+        let script = format!(
+            "{ENV}export SGLANG_SIMULATE_ACC_LEN=2.49\npython3 -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num-steps 3\n"
+        );
         let r = check(&snap("", &script), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
         assert_eq!(
@@ -355,15 +426,32 @@ mod tests {
 
     #[test]
     fn real_acceptance_and_incomplete_triple_fail() {
-        let r = check(&snap("", "python3 -m sglang.launch_server --speculative-num-steps 3\n"), &RepoConfig::default());
-        assert_eq!(r.outcome, Outcome::Fail);
-        assert!(r.reason.contains("runs real (unsimulated) acceptance"), "{}", r.reason);
         let r = check(
-            &snap("", "export SGLANG_SIMULATE_ACC_LEN=2.49\npython3 -m x --speculative-num-steps 3\n"),
+            &snap(
+                "",
+                "python3 -m sglang.launch_server --speculative-num-steps 3\n",
+            ),
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Fail);
-        assert!(r.reason.contains("SGLANG_SIMULATE_ACC_METHOD is missing"), "{}", r.reason);
+        assert!(
+            r.reason.contains("runs real (unsimulated) acceptance"),
+            "{}",
+            r.reason
+        );
+        let r = check(
+            &snap(
+                "",
+                "export SGLANG_SIMULATE_ACC_LEN=2.49\npython3 -m x --speculative-num-steps 3\n",
+            ),
+            &RepoConfig::default(),
+        );
+        assert_eq!(r.outcome, Outcome::Fail);
+        assert!(
+            r.reason.contains("SGLANG_SIMULATE_ACC_METHOD is missing"),
+            "{}",
+            r.reason
+        );
     }
 
     #[test]
@@ -380,7 +468,10 @@ mod tests {
         }];
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
-        assert!(r.reason.contains("injected by infx/srt_slurm/synthetic_acceptance.py"));
+        assert!(
+            r.reason
+                .contains("injected by infx/srt_slurm/synthetic_acceptance.py")
+        );
     }
 
     #[test]
@@ -388,6 +479,9 @@ mod tests {
         let mut s = snap("", "python3 -m sglang.launch_server\n");
         let m = s.head_files["configs/nvidia-master.yaml"].replace(", spec-decoding: mtp", "");
         s.head_files.insert("configs/nvidia-master.yaml".into(), m);
-        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::NotApplicable);
+        assert_eq!(
+            check(&s, &RepoConfig::default()).outcome,
+            Outcome::NotApplicable
+        );
     }
 }

@@ -12,7 +12,13 @@ const N: u8 = 12;
 /// The nearest enclosing `if` condition on a point-selecting variable above
 /// `line` in `text`, if any.
 fn guard(text: &str, line: usize) -> Option<String> {
-    const VARS: [&str; 5] = ["$CONC", "$TP", "$EP_SIZE", "$DP_ATTENTION", "$KV_OFFLOADING"];
+    const VARS: [&str; 5] = [
+        "$CONC",
+        "$TP",
+        "$EP_SIZE",
+        "$DP_ATTENTION",
+        "$KV_OFFLOADING",
+    ];
     let lines: Vec<&str> = text.lines().collect();
     let mut depth = 0i32;
     for l in lines.iter().take(line.saturating_sub(1)).rev() {
@@ -21,7 +27,10 @@ fn guard(text: &str, line: usize) -> Option<String> {
             depth += 1;
         } else if t.starts_with("if ") || t.starts_with("elif ") {
             if depth == 0 {
-                if VARS.iter().any(|v| t.contains(v) || t.contains(&v.replace('$', "${"))) {
+                if VARS
+                    .iter()
+                    .any(|v| t.contains(v) || t.contains(&v.replace('$', "${")))
+                {
                     return Some(t.trim_end().to_owned());
                 }
                 return None;
@@ -38,20 +47,29 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let new = &facts.new_entries;
     let cl = &cfg.paths.changelog;
-    if let Some((line, msg)) = facts.new_entry_errors.iter().find(|(_, m)| m.contains("append-only")) {
+    if let Some((line, msg)) = facts
+        .new_entry_errors
+        .iter()
+        .find(|(_, m)| m.contains("append-only"))
+    {
         return CheckResult::fail(N, format!("{cl}:{line}: {msg}.")).file(cl, *line);
     }
     if !new.iter().any(|e| e.is_append_only()) {
         return CheckResult::na(N, "the new changelog entry does not set append-only: true.");
     }
     if let Some(e) = new.iter().find(|e| !e.is_append_only()) {
-        return CheckResult::fail(N, format!("mixed entries: the entry at {cl}:{} is not append-only.", e.line))
-            .file(cl, e.line);
+        return CheckResult::fail(
+            N,
+            format!(
+                "mixed entries: the entry at {cl}:{} is not append-only.",
+                e.line
+            ),
+        )
+        .file(cl, e.line);
     }
-    if let Some(e) = new
-        .iter()
-        .find(|e| e.evals_only.is_some() || e.all_evals.is_some() || e.eval_min_prefill_ep.is_some())
-    {
+    if let Some(e) = new.iter().find(|e| {
+        e.evals_only.is_some() || e.all_evals.is_some() || e.eval_min_prefill_ep.is_some()
+    }) {
         return CheckResult::fail(
             N,
             format!("append-only entry at {cl}:{} also sets an eval flag (evals-only, all-evals or eval-min-prefill-ep).", e.line),
@@ -102,9 +120,15 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         let list: Vec<String> = open.iter().map(|(p, l)| format!("{p}:{l}")).collect();
         return CheckResult::review(
             N,
-            format!("{} not provably isolated to the appended points.", list.join(", ")),
+            format!(
+                "{} not provably isolated to the appended points.",
+                list.join(", ")
+            ),
         )
-        .with_all(open.into_iter().map(|(path, line)| Evidence::File { path, line }));
+        .with_all(
+            open.into_iter()
+                .map(|(path, line)| Evidence::File { path, line }),
+        );
     }
     let gated = if guards.is_empty() {
         "no script changes".to_owned()
@@ -113,7 +137,11 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     };
     CheckResult::pass(
         N,
-        format!("append-only: {} new entr{}; check-changelog green; {gated}.", new.len(), if new.len() == 1 { "y" } else { "ies" }),
+        format!(
+            "append-only: {} new entr{}; check-changelog green; {gated}.",
+            new.len(),
+            if new.len() == 1 { "y" } else { "ies" }
+        ),
     )
 }
 
@@ -128,7 +156,8 @@ mod tests {
     fn snap(entry_extra: &str, script_patch: Option<(&str, &str)>) -> Snapshot {
         let mut s = Snapshot::default();
         s.pr.head_sha = "h".repeat(40);
-        s.base_files.insert("perf-changelog.yaml".into(), BASE.into());
+        s.base_files
+            .insert("perf-changelog.yaml".into(), BASE.into());
         s.head_files.insert(
             "perf-changelog.yaml".into(),
             format!("{BASE}\n- config-keys:\n    - a\n  description:\n    - \"more points\"\n  pr-link: https://github.com/o/r/pull/2\n{entry_extra}"),
@@ -159,26 +188,50 @@ mod tests {
 
     #[test]
     fn not_append_only_is_na() {
-        assert_eq!(check(&snap("", None), &RepoConfig::default()).outcome, Outcome::NotApplicable);
+        assert_eq!(
+            check(&snap("", None), &RepoConfig::default()).outcome,
+            Outcome::NotApplicable
+        );
     }
 
     #[test]
     fn gated_change_passes_and_unguarded_is_review() {
         let text = "a\nif [ \"$CONC\" -gt 16 ]; then\n  X=1\nfi\n";
-        let r = check(&snap("  append-only: true\n", Some((text, "@@ -1,3 +1,4 @@\n a\n if [ \"$CONC\" -gt 16 ]; then\n+  X=1\n fi\n"))), &RepoConfig::default());
+        let r = check(
+            &snap(
+                "  append-only: true\n",
+                Some((
+                    text,
+                    "@@ -1,3 +1,4 @@\n a\n if [ \"$CONC\" -gt 16 ]; then\n+  X=1\n fi\n",
+                )),
+            ),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
         assert_eq!(
             r.reason,
             "append-only: 1 new entry; check-changelog green; changes gated by if [ \"$CONC\" -gt 16 ]; then."
         );
-        let r = check(&snap("  append-only: true\n", Some(("a\nX=1\n", "@@ -1,1 +1,2 @@\n a\n+X=1\n"))), &RepoConfig::default());
+        let r = check(
+            &snap(
+                "  append-only: true\n",
+                Some(("a\nX=1\n", "@@ -1,1 +1,2 @@\n a\n+X=1\n")),
+            ),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Review);
-        assert_eq!(r.reason, "benchmarks/x.sh:2 not provably isolated to the appended points.");
+        assert_eq!(
+            r.reason,
+            "benchmarks/x.sh:2 not provably isolated to the appended points."
+        );
     }
 
     #[test]
     fn eval_flag_fails() {
-        let r = check(&snap("  append-only: true\n  evals-only: true\n", None), &RepoConfig::default());
+        let r = check(
+            &snap("  append-only: true\n  evals-only: true\n", None),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Fail);
     }
 }

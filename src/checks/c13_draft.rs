@@ -11,7 +11,10 @@ use crate::config::RepoConfig;
 const N: u8 = 13;
 
 fn truthy(v: &str) -> bool {
-    matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
+    matches!(
+        v.trim().to_ascii_lowercase().as_str(),
+        "1" | "true" | "yes" | "on"
+    )
 }
 
 /// `(file, line, knob)` of the first draft-precision override.
@@ -26,10 +29,17 @@ fn override_in(s: &Snapshot, k: &ChangedKey) -> Option<(String, usize, String)> 
     for (path, text) in &sources {
         for (v, line) in setting_values(text, "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE") {
             if truthy(&v) {
-                return Some((path.clone(), line, format!("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE={v}")));
+                return Some((
+                    path.clone(),
+                    line,
+                    format!("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE={v}"),
+                ));
             }
         }
-        for name in ["speculative-draft-model-quantization", "speculative_draft_model_quantization"] {
+        for name in [
+            "speculative-draft-model-quantization",
+            "speculative_draft_model_quantization",
+        ] {
             if let Some((v, line)) = setting_values(text, name).into_iter().next() {
                 return Some((path.clone(), line, format!("{name}={v}")));
             }
@@ -38,7 +48,11 @@ fn override_in(s: &Snapshot, k: &ChangedKey) -> Option<(String, usize, String)> 
             if let Ok(j) = serde_json::from_str::<serde_json::Value>(&v)
                 && let Some(q) = j.get("quantization")
             {
-                return Some((path.clone(), line, format!("speculative-config quantization={q}")));
+                return Some((
+                    path.clone(),
+                    line,
+                    format!("speculative-config quantization={q}"),
+                ));
             }
         }
     }
@@ -54,10 +68,17 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let mut separate: Vec<String> = Vec::new();
     for k in &keys {
         if let Some((path, line, knob)) = override_in(s, k) {
-            return CheckResult::fail(N, format!("{path}:{line} overrides draft precision ({knob}).")).file(&path, line);
+            return CheckResult::fail(
+                N,
+                format!("{path}:{line} overrides draft precision ({knob})."),
+            )
+            .file(&path, line);
         }
         for (p, t) in k.launch_texts(s) {
-            if let Some((v, _)) = setting_values(&strip_shell_comments(t), "speculative-draft-model-path").into_iter().next()
+            if let Some((v, _)) =
+                setting_values(&strip_shell_comments(t), "speculative-draft-model-path")
+                    .into_iter()
+                    .next()
                 && !v.starts_with('$')
                 && v != k.entry.model()
             {
@@ -68,7 +89,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     if !separate.is_empty() {
         return CheckResult::review(
             N,
-            format!("{}; a person must confirm it is served at its shipped precision.", separate.join("; ")),
+            format!(
+                "{}; a person must confirm it is served at its shipped precision.",
+                separate.join("; ")
+            ),
         );
     }
     let names: Vec<String> = keys.iter().map(|k| k.key.clone()).collect();
@@ -93,7 +117,10 @@ mod tests {
             "configs/nvidia-master.yaml".into(),
             "q-fp4-gb300-dynamo-sglang-mtp:\n  image: lmsysorg/sglang:v1\n  model: org/Q\n  model-prefix: q\n  precision: fp4\n  framework: dynamo-sglang\n  runner: gb300\n  multinode: true\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - { conc-list: [4], spec-decoding: mtp, additional-settings: [\"CONFIG_FILE=recipes/sglang/q/agentic/r.yaml\"] }\n".into(),
         );
-        s.head_files.insert("benchmarks/multi_node/srt-slurm-recipes/sglang/q/agentic/r.yaml".into(), recipe.into());
+        s.head_files.insert(
+            "benchmarks/multi_node/srt-slurm-recipes/sglang/q/agentic/r.yaml".into(),
+            recipe.into(),
+        );
         s.files = vec![ChangedFile {
             path: "configs/nvidia-master.yaml".into(),
             status: "added".into(),
@@ -105,7 +132,9 @@ mod tests {
     #[test]
     fn nextn_env_fails_with_line() {
         let r = check(
-            &snap("decode_environment:\n  SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'\nsglang_config:\n  speculative-algorithm: EAGLE\n"),
+            &snap(
+                "decode_environment:\n  SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'\nsglang_config:\n  speculative-algorithm: EAGLE\n",
+            ),
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Fail);
@@ -118,7 +147,9 @@ mod tests {
     #[test]
     fn kernel_selector_passes() {
         let r = check(
-            &snap("sglang_config:\n  speculative-algorithm: EAGLE\n  speculative-moe-runner-backend: flashinfer\n"),
+            &snap(
+                "sglang_config:\n  speculative-algorithm: EAGLE\n  speculative-moe-runner-backend: flashinfer\n",
+            ),
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);

@@ -72,7 +72,11 @@ fn curve_key(v: &Value) -> String {
         let off = s_field(v, "kv_offloading").is_some_and(|k| k != "none" && !k.is_empty());
         parts.push(format!("offload={off}"));
     } else {
-        parts.push(format!("{}/{}", i_field(v, "isl").unwrap_or(0), i_field(v, "osl").unwrap_or(0)));
+        parts.push(format!(
+            "{}/{}",
+            i_field(v, "isl").unwrap_or(0),
+            i_field(v, "osl").unwrap_or(0)
+        ));
         parts.push(f("spec_decoding"));
     }
     parts.join("|")
@@ -82,8 +86,18 @@ fn scenario_label(v: &Value) -> String {
     if is_agentic(v) {
         return "agentic-coding".into();
     }
-    let k = |n: i64| if n % 1024 == 0 { format!("{}k", n / 1024) } else { n.to_string() };
-    format!("{}{}", k(i_field(v, "isl").unwrap_or(0)), k(i_field(v, "osl").unwrap_or(0)))
+    let k = |n: i64| {
+        if n % 1024 == 0 {
+            format!("{}k", n / 1024)
+        } else {
+            n.to_string()
+        }
+    };
+    format!(
+        "{}{}",
+        k(i_field(v, "isl").unwrap_or(0)),
+        k(i_field(v, "osl").unwrap_or(0))
+    )
 }
 
 fn point(v: &Value, pct: &str) -> Option<Point> {
@@ -93,10 +107,17 @@ fn point(v: &Value, pct: &str) -> Option<Point> {
     let (x, y) = if is_agentic(v) {
         (
             path(v, &["request_metrics", "latency", "e2el", pct])?.as_f64()?,
-            path(v, &["request_metrics", "throughput", "per_gpu", "total_tput_tps"])?.as_f64()?,
+            path(
+                v,
+                &["request_metrics", "throughput", "per_gpu", "total_tput_tps"],
+            )?
+            .as_f64()?,
         )
     } else {
-        (v.get(&format!("{pct}_e2el"))?.as_f64()?, v.get("tput_per_gpu")?.as_f64()?)
+        (
+            v.get(&format!("{pct}_e2el"))?.as_f64()?,
+            v.get("tput_per_gpu")?.as_f64()?,
+        )
     };
     (x.is_finite() && y.is_finite()).then(|| Point {
         x,
@@ -107,12 +128,16 @@ fn point(v: &Value, pct: &str) -> Option<Point> {
 
 pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
-    let evals_only = !facts.new_entries.is_empty() && facts.new_entries.iter().all(|e| e.is_evals_only());
+    let evals_only =
+        !facts.new_entries.is_empty() && facts.new_entries.iter().all(|e| e.is_evals_only());
     if facts.changed.is_empty() || evals_only {
         return CheckResult::na(N, "no benchmark configs changed.");
     }
     let Some(art) = &s.artifacts else {
-        return CheckResult::review(N, "run artifacts were not provided; frontier points cannot be counted.");
+        return CheckResult::review(
+            N,
+            "run artifacts were not provided; frontier points cannot be counted.",
+        );
     };
     let run = s.pinned_run.as_ref().map(|r| r.id);
     let run_txt = run.map_or("the run".to_owned(), |id| format!("run {id}"));
@@ -127,10 +152,17 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         .collect();
     let mut curves: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
     for k in &facts.changed {
-        let mine: Vec<&Value> = rows.iter().copied().filter(|v| row_matches(v, &k.entry)).collect();
+        let mine: Vec<&Value> = rows
+            .iter()
+            .copied()
+            .filter(|v| row_matches(v, &k.entry))
+            .collect();
         let valid = mine.iter().any(|v| point(v, "p90").is_some());
         if !valid {
-            return CheckResult::fail(N, format!("no benchmark points for {} in {run_txt}.", k.key));
+            return CheckResult::fail(
+                N,
+                format!("no benchmark points for {} in {run_txt}.", k.key),
+            );
         }
         for v in mine {
             let e = curves.entry(curve_key(v)).or_default();
@@ -148,7 +180,9 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         let Some(first) = rows.first() else { continue };
         let label = format!(
             "{}/{}/{}_{}/{}/{}",
-            s_field(first, "infmax_model_prefix").or_else(|| s_field(first, "model_prefix")).unwrap_or(""),
+            s_field(first, "infmax_model_prefix")
+                .or_else(|| s_field(first, "model_prefix"))
+                .unwrap_or(""),
             scenario_label(first),
             hw_sku(s_field(first, "hw").unwrap_or("")),
             s_field(first, "framework").unwrap_or(""),
@@ -167,7 +201,11 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             let pts: Vec<Point> = rows.iter().filter_map(|v| point(v, pct)).collect();
             let f = frontier(&pts);
             let name = format!("{} E2EL", pct.to_ascii_uppercase());
-            counts.push(format!("{name} has {}/{} frontier points", f.len(), pts.len()));
+            counts.push(format!(
+                "{name} has {}/{} frontier points",
+                f.len(),
+                pts.len()
+            ));
             dominated_per.push(
                 (0..pts.len())
                     .filter(|i| !f.contains(i))
@@ -175,7 +213,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     .collect(),
             );
             if f.len() < min {
-                low.push(format!("{label} has {} {name} frontier points (<{min})", f.len()));
+                low.push(format!(
+                    "{label} has {} {name} frontier points (<{min})",
+                    f.len()
+                ));
             }
         }
         // Points dominated under every percentile.
@@ -200,10 +241,15 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         .with_all(ev);
     }
     if !low.is_empty() {
-        return CheckResult::review(N, format!("{} — maintainer review.", low.join("; "))).with_all(ev);
+        return CheckResult::review(N, format!("{} — maintainer review.", low.join("; ")))
+            .with_all(ev);
     }
     let n = curves.len();
-    let count = if n == 1 { "one curve".to_owned() } else { format!("{n} curves") };
+    let count = if n == 1 {
+        "one curve".to_owned()
+    } else {
+        format!("{n} curves")
+    };
     let dominated = match dominated_all.as_slice() {
         [] => String::new(),
         [one] if n_pcts == 2 => format!(" {one} is dominated in both."),
@@ -211,7 +257,11 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         [one] => format!(" {one} is dominated."),
         many => format!(" {} are dominated.", join_list(many)),
     };
-    CheckResult::pass(N, format!("{count}, {} (≥{min}).{dominated}", pass_parts.join("; "))).with_all(ev)
+    CheckResult::pass(
+        N,
+        format!("{count}, {} (≥{min}).{dominated}", pass_parts.join("; ")),
+    )
+    .with_all(ev)
 }
 
 #[cfg(test)]
@@ -224,10 +274,21 @@ mod tests {
     #[test]
     fn frontier_of_the_reference_fixture_has_five_points() {
         // verifier-checks.md Check 14 fixture shape: conc 48 is dominated by 32.
-        let pts: Vec<Point> = [(1.0, 10.0), (1.5, 20.0), (2.0, 30.0), (3.0, 40.0), (3.5, 39.0), (4.0, 50.0)]
-            .iter()
-            .map(|(x, y)| Point { x: *x, y: *y, label: String::new() })
-            .collect();
+        let pts: Vec<Point> = [
+            (1.0, 10.0),
+            (1.5, 20.0),
+            (2.0, 30.0),
+            (3.0, 40.0),
+            (3.5, 39.0),
+            (4.0, 50.0),
+        ]
+        .iter()
+        .map(|(x, y)| Point {
+            x: *x,
+            y: *y,
+            label: String::new(),
+        })
+        .collect();
         assert_eq!(frontier(&pts), vec![0, 1, 2, 3, 5]);
     }
 
@@ -255,7 +316,14 @@ mod tests {
 
     #[test]
     fn five_frontier_points_pass_four_review_none_fail() {
-        let five = [(1.0, 1.0), (2.0, 2.0), (3.0, 3.0), (4.0, 4.0), (5.0, 5.0), (6.0, 4.5)];
+        let five = [
+            (1.0, 1.0),
+            (2.0, 2.0),
+            (3.0, 3.0),
+            (4.0, 4.0),
+            (5.0, 5.0),
+            (6.0, 4.5),
+        ];
         let r = check(&snap(&five), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
         assert_eq!(
@@ -264,9 +332,15 @@ mod tests {
         );
         let r = check(&snap(&five[..4]), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Review);
-        assert_eq!(r.reason, "m/8k1k/b200_sglang/fp4/run has 4 P90 E2EL frontier points (<5) — maintainer review.");
+        assert_eq!(
+            r.reason,
+            "m/8k1k/b200_sglang/fp4/run has 4 P90 E2EL frontier points (<5) — maintainer review."
+        );
         let r = check(&snap(&[]), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Fail);
-        assert_eq!(r.reason, "no benchmark points for m-fp4-b200-sglang in the run.");
+        assert_eq!(
+            r.reason,
+            "no benchmark points for m-fp4-b200-sglang in the run."
+        );
     }
 }

@@ -36,9 +36,8 @@ static K: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?:num_speculative_tokens[\s:=]*(\d+)|\bK\s*=\s*(\d+)|\b(\d+) draft tokens|num-steps\s+(\d+))")
         .unwrap_or_else(|_| unreachable!())
 });
-static PAR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(TP|EP|DEP|TEP|DP)(\d+)\b").unwrap_or_else(|_| unreachable!())
-});
+static PAR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(TP|EP|DEP|TEP|DP)(\d+)\b").unwrap_or_else(|_| unreachable!()));
 
 const NEGATIONS: [&str; 9] = [
     "not carried over",
@@ -106,7 +105,10 @@ fn serve_blocks(body: &str) -> Vec<String> {
         if line.trim_start().starts_with("```") {
             match cur.take() {
                 Some(b) => {
-                    if b.contains("serve") || b.contains("launch_server") || b.contains("vllm serve") {
+                    if b.contains("serve")
+                        || b.contains("launch_server")
+                        || b.contains("vllm serve")
+                    {
                         out.push(b);
                     }
                 }
@@ -180,7 +182,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         }
     }
     let rows: Vec<_> = keys.iter().flat_map(|k| k.entry.rows()).collect();
-    let images: Vec<(String, &ChangedKey)> = keys.iter().map(|k| (k.entry.image().to_owned(), *k)).collect();
+    let images: Vec<(String, &ChangedKey)> = keys
+        .iter()
+        .map(|k| (k.entry.image().to_owned(), *k))
+        .collect();
     let (als, ks) = shipped_al_k(s, cfg, &spec_keys);
     let spec_on = !spec_keys.is_empty();
     let dp_on = rows.iter().any(|r| r.dp_attn)
@@ -212,40 +217,70 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 let cref = ImageRef::parse(claim);
                 let ok = images.iter().any(|(img, _)| {
                     let r = ImageRef::parse(img);
-                    img == claim || (cref.digest.is_none() && r.repo_tag() == cref.repo_tag() && r.registry == cref.registry)
+                    img == claim
+                        || (cref.digest.is_none()
+                            && r.repo_tag() == cref.repo_tag()
+                            && r.registry == cref.registry)
                 });
                 if !ok {
                     let (img, k) = &images[0];
-                    let msg = format!("{} claims image {claim} but {} ships {img}", st.source, k.entry.file);
-                    if negated { soft.push((msg, st.ev.clone())) } else { hard.push((msg, st.ev.clone())) }
+                    let msg = format!(
+                        "{} claims image {claim} but {} ships {img}",
+                        st.source, k.entry.file
+                    );
+                    if negated {
+                        soft.push((msg, st.ev.clone()))
+                    } else {
+                        hard.push((msg, st.ev.clone()))
+                    }
                 }
             }
         }
         // Hard: AL.
         if !als.is_empty() {
             for c in AL.captures_iter(t) {
-                let Some(v) = c.get(2).and_then(|m| m.as_str().parse::<f64>().ok()) else { continue };
+                let Some(v) = c.get(2).and_then(|m| m.as_str().parse::<f64>().ok()) else {
+                    continue;
+                };
                 parsed = true;
                 checked += 1;
                 if !als.iter().any(|a| (a - v).abs() < 0.005) {
-                    let shipped = als.iter().map(|a| format!("{a:.2}")).collect::<Vec<_>>().join("/");
+                    let shipped = als
+                        .iter()
+                        .map(|a| format!("{a:.2}"))
+                        .collect::<Vec<_>>()
+                        .join("/");
                     let msg = format!("{} claims AL {v} but the launch ships {shipped}", st.source);
-                    if negated { soft.push((msg, st.ev.clone())) } else { hard.push((msg, st.ev.clone())) }
+                    if negated {
+                        soft.push((msg, st.ev.clone()))
+                    } else {
+                        hard.push((msg, st.ev.clone()))
+                    }
                 }
             }
         }
         // Hard: K.
         if !ks.is_empty() {
             for c in K.captures_iter(t) {
-                let Some(v) = (1..=4).find_map(|i| c.get(i)).and_then(|m| m.as_str().parse::<u32>().ok()) else {
+                let Some(v) = (1..=4)
+                    .find_map(|i| c.get(i))
+                    .and_then(|m| m.as_str().parse::<u32>().ok())
+                else {
                     continue;
                 };
                 parsed = true;
                 checked += 1;
                 if !ks.contains(&v) {
                     let shipped = ks.iter().map(u32::to_string).collect::<Vec<_>>().join("/");
-                    let msg = format!("{} claims K={v} but the launch ships K={shipped}", st.source);
-                    if negated { soft.push((msg, st.ev.clone())) } else { hard.push((msg, st.ev.clone())) }
+                    let msg = format!(
+                        "{} claims K={v} but the launch ships K={shipped}",
+                        st.source
+                    );
+                    if negated {
+                        soft.push((msg, st.ev.clone()))
+                    } else {
+                        hard.push((msg, st.ev.clone()))
+                    }
                 }
             }
         }
@@ -258,7 +293,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         // Advisory: parallelism.
         if !rows.is_empty() {
             for c in PAR.captures_iter(t) {
-                let (Some(kind), Some(n)) = (c.get(1), c.get(2).and_then(|m| m.as_str().parse::<i64>().ok())) else {
+                let (Some(kind), Some(n)) = (
+                    c.get(1),
+                    c.get(2).and_then(|m| m.as_str().parse::<i64>().ok()),
+                ) else {
                     continue;
                 };
                 parsed = true;
@@ -266,13 +304,16 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 let ok = match kind.as_str() {
                     "TP" => rows.iter().any(|r| r.tp == Some(n)),
                     "EP" => rows.iter().any(|r| r.ep == Some(n)),
-                    "DEP" => rows.iter().any(|r| r.dp_attn && (r.tp == Some(n) || r.ep == Some(n))),
+                    "DEP" => rows
+                        .iter()
+                        .any(|r| r.dp_attn && (r.tp == Some(n) || r.ep == Some(n))),
                     "TEP" => rows.iter().any(|r| r.tp == Some(n) && r.ep == Some(n)),
                     _ => rows.iter().any(|r| r.dp_attn && r.tp == Some(n)),
                 };
                 if !ok {
                     let have = |f: fn(&super::snapshot::SearchRow) -> Option<i64>| {
-                        let mut v: Vec<String> = rows.iter().filter_map(f).map(|x| x.to_string()).collect();
+                        let mut v: Vec<String> =
+                            rows.iter().filter_map(f).map(|x| x.to_string()).collect();
                         v.dedup();
                         v.join("/")
                     };
@@ -286,13 +327,22 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                             rows.iter().any(|r| r.dp_attn)
                         ),
                     };
-                    soft.push((format!("\"{}{n}\" ({actual})", kind.as_str()), st.ev.clone()));
+                    soft.push((
+                        format!("\"{}{n}\" ({actual})", kind.as_str()),
+                        st.ev.clone(),
+                    ));
                 }
             }
         }
-        let says_off = ["disabled", "disable ", " off", "without", "turned off"].iter().any(|w| lower.contains(w));
+        let says_off = ["disabled", "disable ", " off", "without", "turned off"]
+            .iter()
+            .any(|w| lower.contains(w));
         // Advisory: DP attention.
-        if lower.contains("dp-attention") || lower.contains("dp attention") || lower.contains("attention-dp") || lower.contains("dp-attn") {
+        if lower.contains("dp-attention")
+            || lower.contains("dp attention")
+            || lower.contains("attention-dp")
+            || lower.contains("dp-attn")
+        {
             parsed = true;
             checked += 1;
             let claim_on = !says_off;
@@ -302,13 +352,24 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 } else {
                     "no dp-attn search-space row and no --enable-dp-attention in the scripts"
                 };
-                soft.push((format!("\"dp-attention{}\" ({why})", if claim_on { "" } else { " off" }), st.ev.clone()));
+                soft.push((
+                    format!(
+                        "\"dp-attention{}\" ({why})",
+                        if claim_on { "" } else { " off" }
+                    ),
+                    st.ev.clone(),
+                ));
             }
         }
         // Advisory: speculative decoding.
-        if ["speculative decoding", "spec decoding", "speculative-decoding", "spec-decoding"]
-            .iter()
-            .any(|w| lower.contains(w))
+        if [
+            "speculative decoding",
+            "spec decoding",
+            "speculative-decoding",
+            "spec-decoding",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
         {
             parsed = true;
             checked += 1;
@@ -316,18 +377,31 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             if claim_on != spec_on {
                 let why = if spec_on {
                     let key = spec_keys.first().map_or(String::new(), |k| k.key.clone());
-                    format!("{key} runs speculative decoding: spec-decoding mtp or --speculative-* flags in its script")
+                    format!(
+                        "{key} runs speculative decoding: spec-decoding mtp or --speculative-* flags in its script"
+                    )
                 } else {
                     "no spec-decoding row and no speculative flags".to_owned()
                 };
                 soft.push((
-                    format!("\"speculative decoding {}\" ({why})", if claim_on { "enabled" } else { "disabled" }),
+                    format!(
+                        "\"speculative decoding {}\" ({why})",
+                        if claim_on { "enabled" } else { "disabled" }
+                    ),
                     st.ev.clone(),
                 ));
             }
         }
         // Advisory: prefix caching.
-        if ["prefix caching", "prefix cache", "radix cache", "prefix-caching"].iter().any(|w| lower.contains(w)) {
+        if [
+            "prefix caching",
+            "prefix cache",
+            "radix cache",
+            "prefix-caching",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+        {
             parsed = true;
             checked += 1;
             let claim_on = !says_off;
@@ -338,7 +412,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     "no --disable-radix-cache / --no-enable-prefix-caching in the scripts, so it is on"
                 };
                 soft.push((
-                    format!("\"prefix caching {}\" ({why})", if claim_on { "enabled" } else { "disabled" }),
+                    format!(
+                        "\"prefix caching {}\" ({why})",
+                        if claim_on { "enabled" } else { "disabled" }
+                    ),
                     st.ev.clone(),
                 ));
             }
@@ -350,7 +427,11 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     // Hard: flags of a fenced serve command.
     for b in serve_blocks(&s.pr.body) {
         for w in b.split_whitespace() {
-            let flag = w.split('=').next().unwrap_or(w).trim_end_matches(['\\', ',']);
+            let flag = w
+                .split('=')
+                .next()
+                .unwrap_or(w)
+                .trim_end_matches(['\\', ',']);
             if flag.starts_with("--") && flag.len() > 2 {
                 checked += 1;
                 let bare = &flag[2..];
@@ -366,7 +447,11 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         format!("; {prose} prose sentences not parsed")
     };
     if let Some((msg, ev)) = hard.first() {
-        let more = if hard.len() > 1 { format!(" (+{} more)", hard.len() - 1) } else { String::new() };
+        let more = if hard.len() > 1 {
+            format!(" (+{} more)", hard.len() - 1)
+        } else {
+            String::new()
+        };
         return CheckResult::fail(N, format!("{msg}{more}.")).with_all(ev.clone());
     }
     if !soft.is_empty() {
@@ -399,7 +484,8 @@ mod tests {
     fn snap(body: &str) -> Snapshot {
         let mut s = Snapshot::default();
         s.pr.body = body.into();
-        s.head_files.insert("configs/nvidia-master.yaml".into(), MASTER.into());
+        s.head_files
+            .insert("configs/nvidia-master.yaml".into(), MASTER.into());
         s.head_files.insert(
             "benchmarks/single_node/fixed_seq_len/d_fp4_b200_mtp.sh".into(),
             "sglang serve --tp 8 --speculative-algorithm EAGLE --speculative-num-steps 3\n".into(),
@@ -415,22 +501,33 @@ mod tests {
     #[test]
     fn matching_claims_pass() {
         let r = check(
-            &snap("Image lmsysorg/sglang:deepseek-v4-blackwell, TP8 with EAGLE speculative decoding (--speculative-num-steps 3).\nSome prose."),
+            &snap(
+                "Image lmsysorg/sglang:deepseek-v4-blackwell, TP8 with EAGLE speculative decoding (--speculative-num-steps 3).\nSome prose.",
+            ),
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
-        assert_eq!(r.reason, "description claims match shipped recipe (4 claims checked; 1 prose sentences not parsed).");
+        assert_eq!(
+            r.reason,
+            "description claims match shipped recipe (4 claims checked; 1 prose sentences not parsed)."
+        );
     }
 
     #[test]
     fn wrong_image_fails_and_advisory_is_review() {
-        let r = check(&snap("Image bump to lmsysorg/sglang:v0.5.9."), &RepoConfig::default());
+        let r = check(
+            &snap("Image bump to lmsysorg/sglang:v0.5.9."),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Fail);
         assert_eq!(
             r.reason,
             "the PR body claims image lmsysorg/sglang:v0.5.9 but configs/nvidia-master.yaml ships lmsysorg/sglang:deepseek-v4-blackwell."
         );
-        let r = check(&snap("Baseline (TP8, EP8). Prefix caching disabled."), &RepoConfig::default());
+        let r = check(
+            &snap("Baseline (TP8, EP8). Prefix caching disabled."),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Review);
         assert_eq!(
             r.reason,
@@ -440,7 +537,10 @@ mod tests {
 
     #[test]
     fn negated_sentences_do_not_block() {
-        let r = check(&snap("The EP8 of the old entry is not carried over."), &RepoConfig::default());
+        let r = check(
+            &snap("The EP8 of the old entry is not carried over."),
+            &RepoConfig::default(),
+        );
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
     }
 }

@@ -8,14 +8,24 @@ use crate::config::RepoConfig;
 const N: u8 = 16;
 
 /// NVIDIA SKUs.
-pub const NVIDIA_SKUS: [&str; 7] = ["h100", "h200", "b200", "b300", "gb200", "gb300", "rtx6000pro"];
+pub const NVIDIA_SKUS: [&str; 7] = [
+    "h100",
+    "h200",
+    "b200",
+    "b300",
+    "gb200",
+    "gb300",
+    "rtx6000pro",
+];
 
 pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let keys: Vec<_> = facts
         .changed
         .iter()
-        .filter(|k| k.entry.file.contains("nvidia") || NVIDIA_SKUS.contains(&k.entry.sku().as_str()))
+        .filter(|k| {
+            k.entry.file.contains("nvidia") || NVIDIA_SKUS.contains(&k.entry.sku().as_str())
+        })
         .collect();
     let mut r = if keys.is_empty() {
         CheckResult::na(N, "no NVIDIA configs changed.")
@@ -56,7 +66,15 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 )
             })
             .collect();
-        CheckResult::pass(N, format!("{} NVIDIA config{}: {}.", keys.len(), if keys.len() == 1 { "" } else { "s" }, lines.join("; ")))
+        CheckResult::pass(
+            N,
+            format!(
+                "{} NVIDIA config{}: {}.",
+                keys.len(),
+                if keys.len() == 1 { "" } else { "s" },
+                lines.join("; ")
+            ),
+        )
     };
     r.advisory = true;
     r

@@ -18,7 +18,11 @@ fn null_at(v: &Value, path: &[&str]) -> bool {
 
 pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
-    let keys: Vec<_> = facts.changed.iter().filter(|k| k.entry.framework() == "dynamo-trt").collect();
+    let keys: Vec<_> = facts
+        .changed
+        .iter()
+        .filter(|k| k.entry.framework() == "dynamo-trt")
+        .collect();
     if keys.is_empty() {
         let mut fws: Vec<&str> = facts.changed.iter().map(|k| k.entry.framework()).collect();
         fws.sort();
@@ -40,14 +44,29 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         }
     }
     let Some(art) = &s.artifacts else {
-        return CheckResult::review(N, "run artifacts were not provided; server metrics cannot be read.");
+        return CheckResult::review(
+            N,
+            "run artifacts were not provided; server metrics cannot be read.",
+        );
     };
-    let run = s.pinned_run.as_ref().map_or(String::new(), |r| format!(" in run {}", r.id));
+    let run = s
+        .pinned_run
+        .as_ref()
+        .map_or(String::new(), |r| format!(" in run {}", r.id));
     let mut points = 0;
     for k in &keys {
-        for v in art.agentic_rows.iter().chain(&art.bmk_rows).filter(|v| row_matches(v, &k.entry)) {
+        for v in art
+            .agentic_rows
+            .iter()
+            .chain(&art.bmk_rows)
+            .filter(|v| row_matches(v, &k.entry))
+        {
             points += 1;
-            let present = v.get("server_metrics").and_then(|m| m.get("present")).and_then(Value::as_bool) == Some(true);
+            let present = v
+                .get("server_metrics")
+                .and_then(|m| m.get("present"))
+                .and_then(Value::as_bool)
+                == Some(true);
             let adapter = v
                 .get("server_metrics")
                 .and_then(|m| m.get("adapter"))
@@ -67,7 +86,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             if let Some(f) = field {
                 let mut r = CheckResult::fail(
                     N,
-                    format!("{} published no engine KV/iteration metrics (server_metrics.{f} missing or null{run}).", k.key),
+                    format!(
+                        "{} published no engine KV/iteration metrics (server_metrics.{f} missing or null{run}).",
+                        k.key
+                    ),
                 );
                 if let Some(p) = s.pinned_run.as_ref() {
                     r = r.with(Evidence::Run { id: p.id });
@@ -77,9 +99,15 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         }
     }
     if points == 0 {
-        return CheckResult::fail(N, format!("no result rows for the Dynamo TRT-LLM configs{run}."));
+        return CheckResult::fail(
+            N,
+            format!("no result rows for the Dynamo TRT-LLM configs{run}."),
+        );
     }
-    CheckResult::pass(N, format!("Dynamo TRT-LLM iteration/KV metrics present for {points} points{run}."))
+    CheckResult::pass(
+        N,
+        format!("Dynamo TRT-LLM iteration/KV metrics present for {points} points{run}."),
+    )
 }
 
 #[cfg(test)]
@@ -100,7 +128,10 @@ mod tests {
             status: "added".into(),
             ..Default::default()
         }];
-        s.artifacts = Some(RunArtifacts { agentic_rows: rows, ..Default::default() });
+        s.artifacts = Some(RunArtifacts {
+            agentic_rows: rows,
+            ..Default::default()
+        });
         s
     }
 
@@ -112,7 +143,10 @@ mod tests {
     fn metrics_present_pass_and_null_fails() {
         let r = check(&snap(vec![row(json!(41.0))]), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
-        assert_eq!(r.reason, "Dynamo TRT-LLM iteration/KV metrics present for 1 points.");
+        assert_eq!(
+            r.reason,
+            "Dynamo TRT-LLM iteration/KV metrics present for 1 points."
+        );
         let r = check(&snap(vec![row(Value::Null)]), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Fail);
         assert_eq!(

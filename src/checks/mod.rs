@@ -346,7 +346,13 @@ pub fn added_lines(patch: &str) -> Vec<(usize, &str)> {
 /// numbers (the line becomes empty).
 pub fn strip_shell_comments(text: &str) -> String {
     text.lines()
-        .map(|l| if l.trim_start().starts_with('#') { "" } else { l })
+        .map(|l| {
+            if l.trim_start().starts_with('#') {
+                ""
+            } else {
+                l
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -376,7 +382,6 @@ pub fn join_list(items: &[String]) -> String {
         [rest @ .., last] => format!("{}, and {last}", rest.join(", ")),
     }
 }
-
 
 /// Lines of a comment body that can hold a command: at most 3 columns of
 /// indent, outside fenced code, block quotes and HTML comments (a
@@ -463,7 +468,10 @@ mod tests {
     #[test]
     fn setting_values_in_all_spellings() {
         let t = "--speculative-num-steps 3\n  speculative-num-steps: 4\nexport SGLANG_SIMULATE_ACC_LEN=3.51\n  SGLANG_SIMULATE_ACC_LEN: \"3.5\"\n";
-        let v: Vec<String> = setting_values(t, "speculative-num-steps").into_iter().map(|x| x.0).collect();
+        let v: Vec<String> = setting_values(t, "speculative-num-steps")
+            .into_iter()
+            .map(|x| x.0)
+            .collect();
         assert_eq!(v, vec!["3", "4"]);
         let v = setting_values(t, "SGLANG_SIMULATE_ACC_LEN");
         assert_eq!(v, vec![("3.51".to_owned(), 3), ("3.5".to_owned(), 4)]);

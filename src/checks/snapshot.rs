@@ -174,7 +174,9 @@ pub enum Membership {
     Member,
     NotMember,
     /// 403/404 or not asked: the API could not tell.
-    Unknown { status: String },
+    Unknown {
+        status: String,
+    },
 }
 
 /// An authorized `/ack-check <N> <reason>`.
@@ -310,7 +312,10 @@ impl MasterEntry {
         self.node.get(field).map_or(self.line, |n| n.line)
     }
     pub fn flag(&self, field: &str) -> bool {
-        self.node.get(field).and_then(Node::as_bool).unwrap_or(false)
+        self.node
+            .get(field)
+            .and_then(Node::as_bool)
+            .unwrap_or(false)
     }
     pub fn image(&self) -> &str {
         self.str("image").unwrap_or("")

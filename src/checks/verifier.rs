@@ -37,7 +37,11 @@ pub const CHECKS: [CheckFn; 18] = [
 /// Every check, acknowledgements applied.
 pub fn run_all(s: &Snapshot, cfg: &RepoConfig) -> Vec<CheckResult> {
     let mut rows: Vec<CheckResult> = CHECKS.iter().map(|c| c(s, cfg)).collect();
-    apply_acks(&mut rows, &s.acks, s.signoff.as_ref().map(|x| x.created_at.as_str()));
+    apply_acks(
+        &mut rows,
+        &s.acks,
+        s.signoff.as_ref().map(|x| x.created_at.as_str()),
+    );
     rows
 }
 
@@ -79,7 +83,10 @@ pub enum AckRefusal {
 /// Reads `/ack-check <N> <reason>` lines from conversation comments.
 /// Authorization (`CONTRACTS.md` §3): role admin or maintain, read through
 /// the API into `Comment::permission`, and not the PR author.
-pub fn parse_acks(comments: &[Comment], pr_author: &str) -> (Vec<AckRecord>, Vec<(String, AckRefusal)>) {
+pub fn parse_acks(
+    comments: &[Comment],
+    pr_author: &str,
+) -> (Vec<AckRecord>, Vec<(String, AckRefusal)>) {
     let mut ok = Vec::new();
     let mut refused = Vec::new();
     for c in comments {
@@ -91,19 +98,38 @@ pub fn parse_acks(comments: &[Comment], pr_author: &str) -> (Vec<AckRecord>, Vec
                 continue;
             }
             let mut parts = rest.trim().splitn(2, char::is_whitespace);
-            let n = parts.next().and_then(|n| n.parse::<u8>().ok()).filter(|n| *n <= 17);
+            let n = parts
+                .next()
+                .and_then(|n| n.parse::<u8>().ok())
+                .filter(|n| *n <= 17);
             let reason = parts.next().map(str::trim).unwrap_or("");
             let Some(n) = n.filter(|_| !reason.is_empty()) else {
-                refused.push((c.url.clone(), AckRefusal::Syntax { line: line.to_owned() }));
+                refused.push((
+                    c.url.clone(),
+                    AckRefusal::Syntax {
+                        line: line.to_owned(),
+                    },
+                ));
                 continue;
             };
             let role = c.permission.clone().unwrap_or_else(|| "unknown".into());
             if !matches!(role.as_str(), "admin" | "maintain") {
-                refused.push((c.url.clone(), AckRefusal::Role { user: c.author.clone(), role }));
+                refused.push((
+                    c.url.clone(),
+                    AckRefusal::Role {
+                        user: c.author.clone(),
+                        role,
+                    },
+                ));
                 continue;
             }
             if c.author.eq_ignore_ascii_case(pr_author) {
-                refused.push((c.url.clone(), AckRefusal::Author { user: c.author.clone() }));
+                refused.push((
+                    c.url.clone(),
+                    AckRefusal::Author {
+                        user: c.author.clone(),
+                    },
+                ));
                 continue;
             }
             ok.push(AckRecord {
@@ -137,14 +163,24 @@ mod tests {
     #[test]
     fn maintainer_ack_turns_review_into_pass() {
         let (acks, refused) = parse_acks(
-            &[comment("lead", Some("maintain"), "/ack-check 14 four points is the whole curve")],
+            &[comment(
+                "lead",
+                Some("maintain"),
+                "/ack-check 14 four points is the whole curve",
+            )],
             "author",
         );
         assert!(refused.is_empty());
-        let mut rows = vec![CheckResult::review(14, "x has 4 frontier points"), CheckResult::fail(0, "no")];
+        let mut rows = vec![
+            CheckResult::review(14, "x has 4 frontier points"),
+            CheckResult::fail(0, "no"),
+        ];
         apply_acks(&mut rows, &acks, None);
         assert_eq!(rows[0].outcome, Outcome::Pass);
-        assert_eq!(rows[0].acknowledged.as_ref().map(|a| a.user.as_str()), Some("lead"));
+        assert_eq!(
+            rows[0].acknowledged.as_ref().map(|a| a.user.as_str()),
+            Some("lead")
+        );
         assert_eq!(rows[1].outcome, Outcome::Fail);
     }
 

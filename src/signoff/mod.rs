@@ -144,7 +144,11 @@ pub fn detail_section(body: &str) -> String {
     let after = after.split_once('\n').map_or("", |(_, r)| r);
     let end = after
         .lines()
-        .position(|l| l.trim_start().trim_start_matches(['*', '_']).starts_with("Signed:"))
+        .position(|l| {
+            l.trim_start()
+                .trim_start_matches(['*', '_'])
+                .starts_with("Signed:")
+        })
         .unwrap_or(usize::MAX);
     after
         .lines()
@@ -159,8 +163,12 @@ pub fn detail_section(body: &str) -> String {
 pub fn signed_name(body: &str) -> Option<String> {
     body.lines().find_map(|l| {
         let t = l.trim().trim_start_matches(['*', '_']);
-        t.strip_prefix("Signed:")
-            .map(|v| v.trim().trim_matches(['`', '*', '_', ' ']).trim_start_matches('@').to_owned())
+        t.strip_prefix("Signed:").map(|v| {
+            v.trim()
+                .trim_matches(['`', '*', '_', ' '])
+                .trim_start_matches('@')
+                .to_owned()
+        })
     })
 }
 

@@ -68,7 +68,9 @@ pub fn snapshot_from_trees(
     settings: VerifierSettings,
     today: NaiveDate,
 ) -> Snapshot {
-    let files = trees.files.unwrap_or_else(|| diff_files(&trees.base, &trees.head));
+    let files = trees
+        .files
+        .unwrap_or_else(|| diff_files(&trees.base, &trees.head));
     let mut pr = facts.pr.unwrap_or_default();
     if pr.base_sha.is_empty() {
         pr.base_sha = trees.base_sha.clone();
@@ -136,7 +138,8 @@ pub fn read_artifacts(dir: &Path) -> Result<RunArtifacts, CliError> {
     let mut stack = vec![dir.to_path_buf()];
     let mut files = Vec::new();
     while let Some(d) = stack.pop() {
-        let rd = std::fs::read_dir(&d).map_err(|e| CliError::Io(d.display().to_string(), e.to_string()))?;
+        let rd = std::fs::read_dir(&d)
+            .map_err(|e| CliError::Io(d.display().to_string(), e.to_string()))?;
         for entry in rd.flatten() {
             let p = entry.path();
             if p.is_dir() {
@@ -148,9 +151,10 @@ pub fn read_artifacts(dir: &Path) -> Result<RunArtifacts, CliError> {
     }
     files.sort();
     for p in files {
-        let text = std::fs::read_to_string(&p).map_err(|e| CliError::Io(p.display().to_string(), e.to_string()))?;
-        let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| CliError::Parse(p.display().to_string(), e.to_string()))?;
+        let text = std::fs::read_to_string(&p)
+            .map_err(|e| CliError::Io(p.display().to_string(), e.to_string()))?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| CliError::Parse(p.display().to_string(), e.to_string()))?;
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let rows = match v {
             serde_json::Value::Array(a) => a,
@@ -207,7 +211,11 @@ fn parse_args(args: &[String]) -> Result<Args, CliError> {
     let mut a = Args::default();
     let (mut repo, mut base, mut head) = (None, None, None);
     while let Some(flag) = it.next() {
-        let mut val = || it.next().map(str::to_owned).ok_or_else(|| CliError::Usage(format!("{flag} needs a value; {USAGE}")));
+        let mut val = || {
+            it.next()
+                .map(str::to_owned)
+                .ok_or_else(|| CliError::Usage(format!("{flag} needs a value; {USAGE}")))
+        };
         match flag {
             "--repo" => repo = Some(PathBuf::from(val()?)),
             "--base" => base = Some(val()?),
@@ -228,7 +236,11 @@ fn parse_args(args: &[String]) -> Result<Args, CliError> {
                 other => return Err(CliError::Usage(format!("--format {other}: text or json"))),
             },
             "-h" | "--help" => return Err(CliError::Usage(USAGE.into())),
-            other => return Err(CliError::Usage(format!("unknown argument {other}; {USAGE}"))),
+            other => {
+                return Err(CliError::Usage(format!(
+                    "unknown argument {other}; {USAGE}"
+                )));
+            }
         }
     }
     match (repo, base, head) {
@@ -249,7 +261,11 @@ async fn read_text(src: &GitRepo, rev: &str, path: &str) -> Result<Option<String
 }
 
 /// Reads the trees of a local range.
-async fn local_trees(src: &GitRepo, base: &str, head: &str) -> Result<(Trees, RepoConfig, VerifierSettings, Vec<Commit>), CliError> {
+async fn local_trees(
+    src: &GitRepo,
+    base: &str,
+    head: &str,
+) -> Result<(Trees, RepoConfig, VerifierSettings, Vec<Commit>), CliError> {
     let cmp = src.compare(base, head).await?;
     let base_sha = cmp.merge_base.clone();
     let head_sha = cmp.head.clone();
@@ -265,11 +281,21 @@ async fn local_trees(src: &GitRepo, base: &str, head: &str) -> Result<(Trees, Re
         None => VerifierSettings::default(),
     };
     let base_tree = src.list_tree(&base_sha).await?;
-    let head_tree: BTreeSet<String> = src.list_tree(&head_sha).await?.into_iter().map(|e| e.path).collect();
+    let head_tree: BTreeSet<String> = src
+        .list_tree(&head_sha)
+        .await?
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
     let mut policy = BTreeMap::new();
     let p = &cfg.paths;
     for e in &base_tree {
-        let singles = [&p.codeowners, &p.models_policy, &p.checklist_template, &p.eval_thresholds];
+        let singles = [
+            &p.codeowners,
+            &p.models_policy,
+            &p.checklist_template,
+            &p.eval_thresholds,
+        ];
         if singles.contains(&&e.path)
             || e.path.starts_with(&p.golden_al_dir)
             || e.path.starts_with(&p.waivers_dir)
@@ -302,20 +328,33 @@ async fn local_trees(src: &GitRepo, base: &str, head: &str) -> Result<(Trees, Re
     // Recipes and scripts the head's master entries run.
     let mut extra: BTreeSet<String> = BTreeSet::new();
     for m in &p.master_configs {
-        let Some(text) = head_files.get(m) else { continue };
+        let Some(text) = head_files.get(m) else {
+            continue;
+        };
         for e in parse_master(m, text).unwrap_or_default() {
-            if base_files.get(m).is_some_and(|b| b.contains(&format!("\n{}:", e.key)) && b == text) {
+            if base_files
+                .get(m)
+                .is_some_and(|b| b.contains(&format!("\n{}:", e.key)) && b == text)
+            {
                 continue;
             }
             for cf in e.config_files() {
                 let tail = cf.strip_prefix("recipes/").unwrap_or(&cf).to_owned();
-                extra.extend(head_tree.iter().filter(|h| **h == cf || h.ends_with(&format!("/{tail}"))).cloned());
+                extra.extend(
+                    head_tree
+                        .iter()
+                        .filter(|h| **h == cf || h.ends_with(&format!("/{tail}")))
+                        .cloned(),
+                );
             }
             let stem = format!("{}_{}_{}", e.prefix(), e.precision(), e.sku());
             extra.extend(
                 head_tree
                     .iter()
-                    .filter(|h| h.starts_with(&p.benchmarks) && h.rsplit('/').next().is_some_and(|n| n.starts_with(&stem)))
+                    .filter(|h| {
+                        h.starts_with(&p.benchmarks)
+                            && h.rsplit('/').next().is_some_and(|n| n.starts_with(&stem))
+                    })
                     .cloned(),
             );
         }
@@ -397,19 +436,32 @@ pub async fn check_local(
 }
 
 fn run(args: &Args) -> Result<(Verdict, Vec<String>), CliError> {
-    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| CliError::Io(p.display().to_string(), e.to_string()));
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|e| CliError::Io(p.display().to_string(), e.to_string()))
+    };
     let signoff = args.signoff.as_deref().map(read).transpose()?;
     let facts: GithubFacts = match &args.facts {
-        Some(p) => serde_json::from_str(&read(p)?).map_err(|e| CliError::Parse(p.display().to_string(), e.to_string()))?,
+        Some(p) => serde_json::from_str(&read(p)?)
+            .map_err(|e| CliError::Parse(p.display().to_string(), e.to_string()))?,
         None => GithubFacts::default(),
     };
     let artifacts = args.artifacts.as_deref().map(read_artifacts).transpose()?;
-    let today = args.today.unwrap_or_else(|| chrono::Utc::now().date_naive());
+    let today = args
+        .today
+        .unwrap_or_else(|| chrono::Utc::now().date_naive());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| CliError::Io("tokio runtime".into(), e.to_string()))?;
-    let (v, s, _) = rt.block_on(check_local(&args.repo, &args.base, &args.head, signoff.as_deref(), facts, artifacts, today))?;
+    let (v, s, _) = rt.block_on(check_local(
+        &args.repo,
+        &args.base,
+        &args.head,
+        signoff.as_deref(),
+        facts,
+        artifacts,
+        today,
+    ))?;
     Ok((v, s.notes))
 }
 
@@ -441,7 +493,11 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
                     eprintln!("not provided: {}", notes.join("; "));
                 }
             }
-            if v.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+            if v.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
         }
         Err(e) => {
             eprintln!("error: {e}");
@@ -456,11 +512,41 @@ mod tests {
 
     #[test]
     fn arguments_parse_with_or_without_the_subcommand() {
-        let a = parse_args(&["check", "--repo", "r", "--base", "b", "--head", "h", "--today", "2026-10-16", "--format", "json"].map(String::from)).unwrap();
+        let a = parse_args(
+            &[
+                "check",
+                "--repo",
+                "r",
+                "--base",
+                "b",
+                "--head",
+                "h",
+                "--today",
+                "2026-10-16",
+                "--format",
+                "json",
+            ]
+            .map(String::from),
+        )
+        .unwrap();
         assert_eq!((a.base.as_str(), a.head.as_str(), a.json), ("b", "h", true));
         assert_eq!(a.today, NaiveDate::from_ymd_opt(2026, 10, 16));
-        assert!(matches!(parse_args(&["--repo".to_owned()]), Err(CliError::Usage(_))));
-        assert!(matches!(parse_args(&["--base", "b", "--head", "h"].map(String::from)), Err(CliError::Usage(_))));
-        assert!(parse_args(&["--repo", "r", "--base", "b", "--head", "h", "--today", "16.10."].map(String::from)).is_err());
+        assert!(matches!(
+            parse_args(&["--repo".to_owned()]),
+            Err(CliError::Usage(_))
+        ));
+        assert!(matches!(
+            parse_args(&["--base", "b", "--head", "h"].map(String::from)),
+            Err(CliError::Usage(_))
+        ));
+        assert!(
+            parse_args(
+                &[
+                    "--repo", "r", "--base", "b", "--head", "h", "--today", "16.10."
+                ]
+                .map(String::from)
+            )
+            .is_err()
+        );
     }
 }

@@ -82,10 +82,17 @@ pub fn row_line(r: &CheckResult) -> String {
         }
     };
     let outcome = match &r.acknowledged {
-        Some(a) => format!("PASS (acknowledged by @{}: {})", a.user, crate::checks::one_line(&a.reason)),
+        Some(a) => format!(
+            "PASS (acknowledged by @{}: {})",
+            a.user,
+            crate::checks::one_line(&a.reason)
+        ),
         None => r.outcome.as_str().to_owned(),
     };
-    format!("{emoji} Check {} ({}): {outcome} — {}", r.number, r.name, r.reason)
+    format!(
+        "{emoji} Check {} ({}): {outcome} — {}",
+        r.number, r.name, r.reason
+    )
 }
 
 /// The one-line blocking summary after `@<signer>`.
@@ -120,7 +127,12 @@ struct VerdictTemplate<'a> {
 pub fn render_comment(v: &Verdict) -> String {
     let passed = v.passed();
     let blocking: Vec<String> = v.blocking().into_iter().map(row_line).collect();
-    let others: Vec<String> = v.rows.iter().filter(|r| !r.is_blocking()).map(row_line).collect();
+    let others: Vec<String> = v
+        .rows
+        .iter()
+        .filter(|r| !r.is_blocking())
+        .map(row_line)
+        .collect();
     let notes: Vec<String> = v
         .head_moved_to
         .iter()
@@ -134,7 +146,11 @@ pub fn render_comment(v: &Verdict) -> String {
         marker: marker(&v.head_sha),
         passed,
         signer: &v.signer,
-        summary: if passed { String::new() } else { blocking_summary(v) },
+        summary: if passed {
+            String::new()
+        } else {
+            blocking_summary(v)
+        },
         blocking,
         others,
         notes,
@@ -142,7 +158,10 @@ pub fn render_comment(v: &Verdict) -> String {
     };
     match t.render() {
         Ok(s) => s,
-        Err(e) => format!("{}\nsweepgate could not render this verdict: {e}\n", marker(&v.head_sha)),
+        Err(e) => format!(
+            "{}\nsweepgate could not render this verdict: {e}\n",
+            marker(&v.head_sha)
+        ),
     }
 }
 
@@ -229,7 +248,12 @@ pub fn check_run(v: &Verdict) -> CheckRunOutput {
                     path: path.clone(),
                     start_line: line,
                     end_line: line,
-                    annotation_level: if r.outcome == Outcome::Fail { "failure" } else { "warning" }.into(),
+                    annotation_level: if r.outcome == Outcome::Fail {
+                        "failure"
+                    } else {
+                        "warning"
+                    }
+                    .into(),
                     title: format!("Check {} ({}): {}", r.number, r.name, r.outcome.as_str()),
                     message: r.reason.clone(),
                 });
@@ -248,7 +272,9 @@ pub fn check_run(v: &Verdict) -> CheckRunOutput {
         } else {
             format!("REJECTED: {} blocking checks", v.blocking().len())
         },
-        summary: body.split_once('\n').map_or(String::new(), |(_, r)| r.to_owned()),
+        summary: body
+            .split_once('\n')
+            .map_or(String::new(), |(_, r)| r.to_owned()),
         annotations,
     }
 }
@@ -268,13 +294,19 @@ mod tests {
 
     #[test]
     fn pass_comment_format() {
-        let v = verdict(vec![CheckResult::pass(0, "ok."), CheckResult::na(12, "none.")]);
+        let v = verdict(vec![
+            CheckResult::pass(0, "ok."),
+            CheckResult::na(12, "none."),
+        ]);
         assert_eq!(
             render_comment(&v),
             "<!-- codeowner-signoff-verify sha=abc -->\n## ✅✅✅ **Verdict: PASS** ✅✅✅\n\n**Passed and not applicable checks**\n\n✅ Check 0 (CODEOWNER): PASS — ok.\n\n➖ Check 12 (Append-only): N/A — none.\n\nAssessed commit: abc."
         );
         let st = status(&v, Some("https://x/c/1"));
-        assert_eq!((st.state.as_str(), st.description.as_str()), ("success", STATUS_SUCCESS));
+        assert_eq!(
+            (st.state.as_str(), st.description.as_str()),
+            ("success", STATUS_SUCCESS)
+        );
     }
 
     #[test]
@@ -298,7 +330,10 @@ mod tests {
             "<!-- codeowner-signoff-verify sha=abc -->\n## ❌❌❌ **REJECTED** ❌❌❌\n@nv your sign-off was not verified: 2 blocking checks — Check 14 (Pareto coverage) REVIEW, Check 5 (Checklist template) FAIL.\n\n**Blocking checks**\n\n❌ Check 14 (Pareto coverage): REVIEW — 4 points.\n\n❌ Check 5 (Checklist template): FAIL — stale.\n\n**Passed and not applicable checks**\n\n✅ Check 0 (CODEOWNER): PASS — ok.\n\n✅ Check 3 (Upstream recipe): PASS (acknowledged by @lead: equivalent) — arg absent.\n\nAssessed commit: abc."
         );
         let st = status(&v, None);
-        assert_eq!((st.state.as_str(), st.description.as_str()), ("failure", STATUS_FAILURE));
+        assert_eq!(
+            (st.state.as_str(), st.description.as_str()),
+            ("failure", STATUS_FAILURE)
+        );
         let cr = check_run(&v);
         assert_eq!(cr.name, "sweepgate / verdict");
         assert_eq!(cr.annotations.len(), 1);
@@ -320,6 +355,10 @@ mod tests {
     fn moved_head_note() {
         let mut v = verdict(vec![CheckResult::pass(0, "ok.")]);
         v.head_moved_to = Some("def".into());
-        assert!(render_comment(&v).contains("a fresh sign-off is needed for the new commit.\n\nAssessed commit: abc."));
+        assert!(
+            render_comment(&v).contains(
+                "a fresh sign-off is needed for the new commit.\n\nAssessed commit: abc."
+            )
+        );
     }
 }
