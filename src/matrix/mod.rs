@@ -10,6 +10,7 @@
 pub mod args;
 pub mod evals;
 pub mod generate;
+pub mod jobs;
 pub mod rows;
 
 use std::io::Write;
