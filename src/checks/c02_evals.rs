@@ -143,7 +143,7 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 );
             }
             for (name, x) in &counted {
-                if !(*x >= bar.value) {
+                if x.is_nan() || *x < bar.value {
                     return CheckResult::fail(
                         N,
                         format!(

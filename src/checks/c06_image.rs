@@ -104,7 +104,7 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             ImageScope::Strict => fw == "vllm" || fw == "sglang",
         };
         if family != Family::Other {
-            if in_scope && cfg.policy.established_skus.iter().any(|x| *x == sku) {
+            if in_scope && cfg.policy.established_skus.contains(&sku) {
                 let img = ImageRef::parse(e.image());
                 let want = if family == Family::Vllm {
                     "vllm/"

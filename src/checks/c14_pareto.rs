@@ -115,7 +115,7 @@ fn point(v: &Value, pct: &str) -> Option<Point> {
         )
     } else {
         (
-            v.get(&format!("{pct}_e2el"))?.as_f64()?,
+            v.get(format!("{pct}_e2el"))?.as_f64()?,
             v.get("tput_per_gpu")?.as_f64()?,
         )
     };

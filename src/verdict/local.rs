@@ -296,13 +296,12 @@ async fn local_trees(
             &p.checklist_template,
             &p.eval_thresholds,
         ];
-        if singles.contains(&&e.path)
+        if (singles.contains(&&e.path)
             || e.path.starts_with(&p.golden_al_dir)
-            || e.path.starts_with(&p.waivers_dir)
+            || e.path.starts_with(&p.waivers_dir))
+            && let Some(t) = read_text(src, &base_sha, &e.path).await?
         {
-            if let Some(t) = read_text(src, &base_sha, &e.path).await? {
-                policy.insert(e.path.clone(), t);
-            }
+            policy.insert(e.path.clone(), t);
         }
     }
     let mut wanted: BTreeSet<String> = p.master_configs.iter().cloned().collect();
