@@ -23,6 +23,27 @@ enum Command {
     /// Run sweepgate against the built-in sandbox GitHub and play a
     /// scripted pull request.
     Demo(crate::demo::DemoArgs),
+    /// Expand master configs into the sweep job matrix, exactly as the
+    /// reference generator (`full-sweep …` or `test-config …`, plus `--repo PATH`).
+    #[command(disable_help_flag = true)]
+    Matrix {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Lint a local git range: `--repo PATH --base REV --head REV
+    /// [--pr N] [--format text|json|sarif]`.
+    #[command(disable_help_flag = true)]
+    Lint {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Run the sign-off verification on a local git range: `--repo PATH
+    /// --base REV --head REV [--signoff FILE] [--today YYYY-MM-DD]`.
+    #[command(disable_help_flag = true)]
+    Check {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 pub fn main() -> ExitCode {
@@ -56,6 +77,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(crate::demo::run(args))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Matrix { args } => Ok(crate::matrix::cli_main(args)),
+        Command::Lint { args } => Ok(crate::checks::lint::cli::cli_main(args)),
+        Command::Check { args } => Ok(crate::verdict::local::cli_main(args)),
         Command::Migrate(args) => {
             let cfg = ServerConfig::resolve(&args)?;
             crate::app::init_logging(cfg.log_format);
