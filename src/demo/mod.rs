@@ -102,7 +102,13 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     })?;
     let store = app::open_store(&cfg).await?;
     let listener = tokio::net::TcpListener::bind(cfg.listen).await?;
-    let running = app::start(&cfg, store, event_router(Services { github }), listener).await?;
+    let running = app::start(
+        &cfg,
+        store.clone(),
+        event_router(Services { github }),
+        listener,
+    )
+    .await?;
     sandbox.deliver_to(&format!("http://{}/webhook", running.addr));
     println!("sandbox GitHub  {base}");
     println!(
@@ -113,6 +119,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
 
     let mut script = Script {
         sandbox: sandbox.clone(),
+        store: store.clone(),
         seen: 0,
         timeout: Duration::from_secs(args.timeout_secs),
     };
@@ -132,6 +139,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
 
 struct Script {
     sandbox: Sandbox,
+    store: crate::store::Store,
     /// Bot requests already printed.
     seen: usize,
     timeout: Duration,
@@ -174,14 +182,29 @@ impl Script {
             "vendor-dev opened #{} “dsv4 H200 vLLM: add a TP4 point” (master config + changelog)",
             pr.number
         );
-        self.expect_bot_comment(pr.number, "the contribution guide")
-            .await?;
+        let writes = self.settle().await?;
+        expect(&writes, "the contribution guide", |b| {
+            b.contains("<!-- recipe-reminder -->")
+        })?;
+        expect(&writes, "the sweep gate", |b| {
+            b.contains("<!-- sweepgate:sweep-gate -->")
+        })?;
+
+        pr.add_label("full-sweep-fail-fast", "maint")
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!("maint added the label “full-sweep-fail-fast”");
+        let writes = self.settle().await?;
+        expect(&writes, "the sweep gate passing", |b| {
+            b.contains("The sweep gate passes")
+        })?;
 
         pr.post_comment("vendor-dev", "CONTRIBUTOR", "/help")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         println!("vendor-dev commented “/help”");
-        self.expect_bot_comment(pr.number, "the command list")
-            .await?;
+        let writes = self.settle().await?;
+        expect(&writes, "the command list", |b| {
+            b.contains("sweepgate reads these commands")
+        })?;
 
         pr.post_comment(
             "vendor-dev",
@@ -190,66 +213,67 @@ impl Script {
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         println!("vendor-dev commented a code block containing “/use 123” (not a command)");
-        self.expect_quiet(pr.number).await?;
+        let writes = self.settle().await?;
+        if !writes.is_empty() {
+            anyhow::bail!("sweepgate answered a command inside a code block");
+        }
+        println!("  sweepgate stays silent");
 
         pr.post_comment("vendor-dev", "CONTRIBUTOR", "/use 38614048439")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         println!("vendor-dev (no repository role) commented “/use 38614048439”");
-        self.expect_bot_comment(pr.number, "the refusal").await?;
+        let writes = self.settle().await?;
+        expect(&writes, "the refusal", |b| {
+            b.contains("may be used only by")
+        })?;
         println!();
         println!("script complete: {} bot actions", self.seen);
         Ok(())
     }
 
-    /// Waits for the next comment the bot posts on `pr` and prints it.
-    async fn expect_bot_comment(&mut self, pr: u64, what: &str) -> anyhow::Result<()> {
+    /// Waits until every delivery went out and every job finished, then
+    /// prints (and returns the bodies of) what the bot wrote meanwhile.
+    async fn settle(&mut self) -> anyhow::Result<Vec<String>> {
         let start = Instant::now();
+        let mut quiet_since: Option<Instant> = None;
         loop {
-            let writes = self.bot_writes();
-            if writes.len() > self.seen {
-                for r in &writes[self.seen..] {
-                    let body = r
-                        .body
-                        .as_ref()
-                        .and_then(|b| b.get("body"))
-                        .and_then(|b| b.as_str())
-                        .unwrap_or("");
-                    println!("  sweepgate → {} {} ({})", r.method, r.path, r.status);
-                    for line in body.lines() {
-                        println!("  │ {line}");
-                    }
-                }
-                self.seen = writes.len();
-                let comments = self.sandbox.bot_comments(OWNER, REPO, pr);
-                if !comments.is_empty() {
-                    return Ok(());
-                }
+            let counts = self.store.queue_counts().await?;
+            let idle = self.sandbox.pending_deliveries() == 0
+                && counts.pending == 0
+                && counts.running == 0;
+            match (idle, quiet_since) {
+                (true, Some(t)) if t.elapsed() >= Duration::from_millis(300) => break,
+                (true, None) => quiet_since = Some(Instant::now()),
+                (false, _) => quiet_since = None,
+                _ => {}
             }
             if start.elapsed() > self.timeout {
-                anyhow::bail!("sweepgate did not post {what} within {:?}", self.timeout);
+                anyhow::bail!("sweepgate did not finish within {:?}", self.timeout);
             }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
-    }
-
-    /// Waits until every delivery was taken and the bot said nothing new.
-    async fn expect_quiet(&mut self, pr: u64) -> anyhow::Result<()> {
-        if !self.sandbox.flush_deliveries(self.timeout).await {
-            anyhow::bail!("deliveries to sweepgate did not go through");
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
         let writes = self.bot_writes();
-        if writes.len() > self.seen {
-            anyhow::bail!(
-                "sweepgate answered a command inside a code block on #{pr}: {:?}",
-                writes[self.seen..]
-                    .iter()
-                    .map(|r| &r.path)
-                    .collect::<Vec<_>>()
-            );
+        let mut bodies = Vec::new();
+        for r in &writes[self.seen.min(writes.len())..] {
+            println!("  sweepgate → {} {} ({})", r.method, r.path, r.status);
+            let body = r.body.as_ref();
+            let text = body
+                .and_then(|b| b.get("body"))
+                .or_else(|| {
+                    body.and_then(|b| b.get("output"))
+                        .and_then(|o| o.get("title"))
+                })
+                .and_then(|b| b.as_str())
+                .unwrap_or("");
+            for line in text.lines() {
+                println!("  │ {line}");
+            }
+            if r.path.ends_with("/comments") || r.path.contains("/issues/comments/") {
+                bodies.push(text.to_owned());
+            }
         }
-        println!("  sweepgate stays silent");
-        Ok(())
+        self.seen = writes.len();
+        Ok(bodies)
     }
 
     /// What the bot changed on GitHub, in order (token fetches excluded).
@@ -259,5 +283,13 @@ impl Script {
             .into_iter()
             .filter(|r| r.auth == "token" && r.method != "GET" && r.status < 400)
             .collect()
+    }
+}
+
+fn expect(bodies: &[String], what: &str, pred: impl Fn(&str) -> bool) -> anyhow::Result<()> {
+    if bodies.iter().any(|b| pred(b)) {
+        Ok(())
+    } else {
+        anyhow::bail!("sweepgate did not post {what}")
     }
 }

@@ -468,3 +468,60 @@ pub mod actions {
         }
     }
 }
+
+/// Check runs with annotations.
+pub mod checks {
+    use super::{Api, GitHubError, repo_path};
+    use crate::ids::RepoName;
+    use serde::Deserialize;
+    use serde_json::{Value, json};
+
+    /// GitHub takes at most 50 annotations per request.
+    pub const ANNOTATIONS_PER_REQUEST: usize = 50;
+
+    #[derive(Deserialize)]
+    struct Created {
+        id: u64,
+    }
+
+    impl Api {
+        /// Creates a completed check run, sending `annotations` in batches of
+        /// 50 (the first with the creation, the rest as updates, which
+        /// GitHub appends).
+        pub async fn check_run_with_annotations(
+            &self,
+            repo: &RepoName,
+            name: &str,
+            head_sha: &str,
+            conclusion: &str,
+            title: &str,
+            summary: &str,
+            annotations: &[Value],
+        ) -> Result<u64, GitHubError> {
+            let base = repo_path(repo)?;
+            let mut batches = annotations.chunks(ANNOTATIONS_PER_REQUEST);
+            let first = batches.next().unwrap_or(&[]);
+            let created: Created = self
+                .post(
+                    &format!("{base}/check-runs"),
+                    &json!({
+                        "name": name,
+                        "head_sha": head_sha,
+                        "status": "completed",
+                        "conclusion": conclusion,
+                        "output": { "title": title, "summary": summary, "annotations": first },
+                    }),
+                )
+                .await?;
+            for batch in batches {
+                let _: Value = self
+                    .patch(
+                        &format!("{base}/check-runs/{}", created.id),
+                        &json!({ "output": { "title": title, "summary": summary, "annotations": batch } }),
+                    )
+                    .await?;
+            }
+            Ok(created.id)
+        }
+    }
+}

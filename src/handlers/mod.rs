@@ -3,6 +3,7 @@
 //! the result to the publisher. Handlers hold no rules.
 pub mod commands;
 pub mod guide;
+pub mod lint;
 pub mod publish;
 pub mod repo_config;
 pub mod sweeps;
@@ -65,6 +66,7 @@ pub fn event_router(services: Services) -> EventRouter {
     EventRouter::new()
         .with(Arc::new(guide::ContributionGuide::new(services.clone())))
         .with(Arc::new(commands::Commands::new(services.clone())))
+        .with(Arc::new(lint::RecipeLint::new(services.clone())))
         .with(Arc::new(sweeps::SweepGate::new(services.clone())))
         .with(Arc::new(sweeps::RunResults::new(services.clone())))
         .with(Arc::new(sweeps::StagingCallback::new(services)))

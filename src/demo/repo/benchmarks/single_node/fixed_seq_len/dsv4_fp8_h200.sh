@@ -16,6 +16,7 @@ vllm serve "$MODEL" \
   --gpu-memory-utilization 0.9 &
 
 wait_for_server_ready
-run_benchmark_serving --model "$MODEL" --port 8888 --isl "$ISL" --osl "$OSL" \
-  --random-range-ratio "$RANDOM_RANGE_RATIO" --max-concurrency "$CONC" \
-  --result-filename "$RESULT_FILENAME"
+run_benchmark_serving --model "$MODEL" --port 8888 --backend vllm \
+  --input-len "$ISL" --output-len "$OSL" --random-range-ratio "$RANDOM_RANGE_RATIO" \
+  --num-prompts "$((CONC * 10))" --max-concurrency "$CONC" \
+  --result-filename "$RESULT_FILENAME" --result-dir /workspace/

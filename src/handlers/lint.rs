@@ -1,0 +1,106 @@
+//! Recipe lint on every push (`CONTRACTS.md` §4): a check run
+//! `sweepgate / recipe-lint` with one annotation per finding, and one
+//! summary comment per PR, edited in place for each new head.
+use super::{Services, guide::touches_recipes, publish, repo_config, repo_of};
+use crate::checks::lint::{self, LintInput, Severity, summary};
+use crate::events::{Event, Handler, HandlerError, JobContext};
+use crate::github::GitHubSource;
+use async_trait::async_trait;
+use serde_json::json;
+
+pub const LINT_CHECK: &str = "sweepgate / recipe-lint";
+/// Prefix of every summary's marker (the full marker names the head SHA).
+const SUMMARY_PREFIX: &str = "<!-- sweepgate:recipe-lint";
+
+pub struct RecipeLint {
+    services: Services,
+}
+
+impl RecipeLint {
+    pub fn new(services: Services) -> Self {
+        Self { services }
+    }
+}
+
+#[async_trait]
+impl Handler for RecipeLint {
+    fn name(&self) -> &'static str {
+        "recipe-lint"
+    }
+
+    fn accepts(&self, kind: &str) -> bool {
+        matches!(
+            kind,
+            "pull_request.opened"
+                | "pull_request.reopened"
+                | "pull_request.synchronize"
+                | "pull_request.ready_for_review"
+        )
+    }
+
+    async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
+        let Event::PullRequest(ev) = event else {
+            return Ok(());
+        };
+        let pr = &ev.pull_request;
+        let (Some(head), Some(base)) = (pr.head.as_ref(), pr.base.as_ref()) else {
+            return Ok(());
+        };
+        let repo = repo_of(ctx)?;
+        let api = self.services.api(ctx)?;
+        let branch = ctx.envelope.default_branch.as_deref().unwrap_or("main");
+        let cfg = repo_config::load(&api, &ctx.store, &repo, branch)
+            .await?
+            .config;
+        let files = api.pr_files(&repo, pr.number).await?;
+        if !files.iter().any(|f| touches_recipes(&cfg, &f.filename)) {
+            return Ok(());
+        }
+        let src = GitHubSource::new(api.clone(), repo.clone())?;
+        let input = LintInput::from_source(&src, &base.sha, &head.sha, Some(pr.number.0), cfg)
+            .await
+            .map_err(|e| HandlerError::Transient {
+                message: e.to_string(),
+                retry_after: None,
+            })?;
+        let findings = lint::lint(&input);
+        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
+        let body = summary::render(&head.sha, &findings)
+            .map_err(|e| HandlerError::Permanent(e.to_string()))?;
+        let annotations: Vec<_> = findings
+            .iter()
+            .map(|f| {
+                json!({
+                    "path": f.file,
+                    "start_line": f.line,
+                    "end_line": f.line,
+                    "annotation_level": match f.severity {
+                        Severity::Error => "failure",
+                        Severity::Warning => "warning",
+                        Severity::Info => "notice",
+                    },
+                    "title": f.rule,
+                    "message": match &f.fix {
+                        Some(fix) => format!("{} Fix: {fix}", f.message),
+                        None => f.message.clone(),
+                    },
+                })
+            })
+            .collect();
+        let conclusion = if errors > 0 { "failure" } else { "success" };
+        let title = format!("{errors} errors, {warnings} warnings");
+        api.check_run_with_annotations(
+            &repo,
+            LINT_CHECK,
+            &head.sha,
+            conclusion,
+            &title,
+            &body,
+            &annotations,
+        )
+        .await?;
+        publish::upsert(&api, &repo, pr.number, SUMMARY_PREFIX, &body).await?;
+        Ok(())
+    }
+}
