@@ -22,7 +22,8 @@ fn hmac_hex(secret: &str, body: &[u8]) -> String {
 async fn world() -> Sandbox {
     let (sb, _) = Sandbox::start().await.unwrap();
     sb.add_org(OWNER);
-    sb.add_repo(OWNER, REPO, "main", [("README.md", "r\n")]).unwrap();
+    sb.add_repo(OWNER, REPO, "main", [("README.md", "r\n")])
+        .unwrap();
     sb.install_app(OWNER);
     sb
 }
@@ -31,9 +32,14 @@ async fn world() -> Sandbox {
 async fn every_state_change_yields_a_signed_fixture_shaped_delivery() {
     let sb = world().await;
     let secret = sb.webhook_secret();
-    sb.commit(OWNER, REPO, "feat", &[Change::write("a.txt", "a\n")], "a").unwrap();
+    sb.commit(OWNER, REPO, "feat", &[Change::write("a.txt", "a\n")], "a")
+        .unwrap();
     let pr = sb
-        .open_pr(PullRequestSpec::new(OWNER, REPO, "feat", "alice").draft(true).association("CONTRIBUTOR"))
+        .open_pr(
+            PullRequestSpec::new(OWNER, REPO, "feat", "alice")
+                .draft(true)
+                .association("CONTRIBUTOR"),
+        )
         .unwrap();
     pr.ready_for_review("alice").unwrap();
     pr.add_label("full-sweep-enabled", "maintainer").unwrap();
@@ -42,8 +48,16 @@ async fn every_state_change_yields_a_signed_fixture_shaped_delivery() {
     let after = pr.push(&[Change::write("a.txt", "b\n")], "b").unwrap();
     let cid = pr.post_comment("bob", "COLLABORATOR", "/use 1").unwrap();
     sb.edit_comment(cid, "bob", "/use 2").unwrap();
-    pr.submit_review("carol", "MEMBER", "APPROVE", "As a PR reviewer and CODEOWNER").unwrap();
-    let run = sb.add_workflow_run(RunSpec::new(OWNER, REPO, "run-sweep.yml", &after)).unwrap();
+    pr.submit_review(
+        "carol",
+        "MEMBER",
+        "APPROVE",
+        "As a PR reviewer and CODEOWNER",
+    )
+    .unwrap();
+    let run = sb
+        .add_workflow_run(RunSpec::new(OWNER, REPO, "run-sweep.yml", &after))
+        .unwrap();
     let job = sb.add_job(run, "canary", None).unwrap();
     sb.set_job(job, "completed", Some("success")).unwrap();
     sb.complete_run(run, "success").unwrap();
@@ -79,29 +93,49 @@ async fn every_state_change_yields_a_signed_fixture_shaped_delivery() {
         assert!(d.verify(&secret) && !d.verify("wrong"));
         let parsed: Value = serde_json::from_slice(&d.body).unwrap();
         assert_eq!(parsed, d.payload);
-        assert_eq!(parsed["repository"]["full_name"], "SemiAnalysisAI/InferenceX");
+        assert_eq!(
+            parsed["repository"]["full_name"],
+            "SemiAnalysisAI/InferenceX"
+        );
         assert!(parsed["installation"]["id"].is_u64());
         assert!(parsed["sender"]["login"].is_string());
         assert_eq!(parsed["organization"]["login"], OWNER);
         assert_eq!(d.id.len(), 36);
         assert!(ids.insert(d.id.clone()), "delivery ids are unique");
         let headers = d.headers();
-        assert!(headers.iter().any(|(k, v)| *k == "x-github-event" && *v == d.event));
-        assert!(headers.iter().any(|(k, v)| *k == "x-github-delivery" && *v == d.id));
+        assert!(
+            headers
+                .iter()
+                .any(|(k, v)| *k == "x-github-event" && *v == d.event)
+        );
+        assert!(
+            headers
+                .iter()
+                .any(|(k, v)| *k == "x-github-delivery" && *v == d.id)
+        );
     }
     let sync = &ds[4].payload;
-    assert_eq!((sync["before"].as_str(), sync["after"].as_str()), (Some(before.as_str()), Some(after.as_str())));
+    assert_eq!(
+        (sync["before"].as_str(), sync["after"].as_str()),
+        (Some(before.as_str()), Some(after.as_str()))
+    );
     assert_eq!(sync["pull_request"]["head"]["sha"], after);
     assert_eq!(ds[2].payload["label"]["name"], "full-sweep-enabled");
     assert_eq!(ds[2].payload["sender"]["login"], "maintainer");
     let comment = &ds[5].payload;
-    assert!(comment["issue"]["pull_request"]["url"].is_string(), "a PR comment carries issue.pull_request");
+    assert!(
+        comment["issue"]["pull_request"]["url"].is_string(),
+        "a PR comment carries issue.pull_request"
+    );
     assert_eq!(comment["comment"]["author_association"], "COLLABORATOR");
     assert_eq!(ds[6].payload["changes"]["body"]["from"], "/use 1");
     assert_eq!(ds[7].payload["review"]["state"], "APPROVED");
     let done = &ds[13].payload;
     assert_eq!(done["workflow_run"]["conclusion"], "success");
-    assert_eq!(done["workflow_run"]["pull_requests"][0]["number"], pr.number);
+    assert_eq!(
+        done["workflow_run"]["pull_requests"][0]["number"],
+        pr.number
+    );
     assert_eq!(done["workflow"]["path"], ".github/workflows/run-sweep.yml");
 }
 
@@ -111,12 +145,25 @@ struct Receiver {
     got: Arc<Mutex<Vec<(String, String, Vec<u8>)>>>,
 }
 
-async fn receive(axum::extract::State(r): axum::extract::State<Receiver>, headers: HeaderMap, body: Bytes) -> StatusCode {
+async fn receive(
+    axum::extract::State(r): axum::extract::State<Receiver>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> StatusCode {
     if !*r.up.lock().unwrap() {
         return StatusCode::SERVICE_UNAVAILABLE;
     }
-    let h = |k: &str| headers.get(k).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
-    r.got.lock().unwrap().push((h("x-github-event"), h("x-hub-signature-256"), body.to_vec()));
+    let h = |k: &str| {
+        headers
+            .get(k)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    };
+    r.got
+        .lock()
+        .unwrap()
+        .push((h("x-github-event"), h("x-hub-signature-256"), body.to_vec()));
     StatusCode::ACCEPTED
 }
 
@@ -131,8 +178,11 @@ async fn push_mode_retries_until_the_receiver_is_up_and_keeps_order() {
     let url = format!("http://{}/webhook", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 
-    sb.commit(OWNER, REPO, "feat", &[Change::write("a.txt", "a\n")], "a").unwrap();
-    let pr = sb.open_pr(PullRequestSpec::new(OWNER, REPO, "feat", "alice")).unwrap();
+    sb.commit(OWNER, REPO, "feat", &[Change::write("a.txt", "a\n")], "a")
+        .unwrap();
+    let pr = sb
+        .open_pr(PullRequestSpec::new(OWNER, REPO, "feat", "alice"))
+        .unwrap();
     pr.post_comment("bob", "MEMBER", "hello").unwrap();
     sb.deliver_to(&url);
     // Receiver down: nothing is lost, attempts pile up on the first one.
@@ -159,8 +209,11 @@ async fn push_mode_retries_until_the_receiver_is_up_and_keeps_order() {
 async fn subscriptions_filter_events() {
     let sb = world().await;
     sb.subscribe(&["issue_comment"]);
-    sb.commit(OWNER, REPO, "feat", &[Change::write("a.txt", "a\n")], "a").unwrap();
-    let pr = sb.open_pr(PullRequestSpec::new(OWNER, REPO, "feat", "alice")).unwrap();
+    sb.commit(OWNER, REPO, "feat", &[Change::write("a.txt", "a\n")], "a")
+        .unwrap();
+    let pr = sb
+        .open_pr(PullRequestSpec::new(OWNER, REPO, "feat", "alice"))
+        .unwrap();
     pr.post_comment("bob", "MEMBER", "hi").unwrap();
     let ds = sb.take_deliveries();
     assert_eq!(ds.len(), 1);

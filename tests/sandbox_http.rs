@@ -24,12 +24,21 @@ async fn world() -> World {
         "main",
         [
             ("README.md", "# InferenceX\n".to_string()),
-            ("configs/nvidia-master.yaml", (1..=40).map(|i| format!("line {i}\n")).collect::<String>()),
+            (
+                "configs/nvidia-master.yaml",
+                (1..=40).map(|i| format!("line {i}\n")).collect::<String>(),
+            ),
             ("benchmarks/run.sh", "#!/bin/bash\necho run\n".to_string()),
         ],
     )
     .unwrap();
-    sb.add_repo("vllm-project", "recipes", "main", [("DeepSeek/V3.md", "# recipe\n")]).unwrap();
+    sb.add_repo(
+        "vllm-project",
+        "recipes",
+        "main",
+        [("DeepSeek/V3.md", "# recipe\n")],
+    )
+    .unwrap();
     let inst = sb.install_app(OWNER);
     let token = sb.issue_token(inst).unwrap();
     World {
@@ -71,11 +80,21 @@ fn link_rel(resp: &reqwest::Response, rel: &str) -> Option<String> {
 #[tokio::test]
 async fn requests_without_or_with_bad_credentials_get_401_like_github() {
     let w = world().await;
-    let resp = w.http.get(format!("{}/repos/{OWNER}/{REPO}", w.base)).send().await.unwrap();
+    let resp = w
+        .http
+        .get(format!("{}/repos/{OWNER}/{REPO}", w.base))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 401);
     let body: Value = resp.json().await.unwrap();
     assert_eq!(body["message"], "Requires authentication");
-    assert!(body["documentation_url"].as_str().unwrap().starts_with("https://docs.github.com"));
+    assert!(
+        body["documentation_url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://docs.github.com")
+    );
 
     let resp = w
         .http
@@ -85,7 +104,10 @@ async fn requests_without_or_with_bad_credentials_get_401_like_github() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 401);
-    assert_eq!(resp.json::<Value>().await.unwrap()["message"], "Bad credentials");
+    assert_eq!(
+        resp.json::<Value>().await.unwrap()["message"],
+        "Bad credentials"
+    );
 
     let resp = w.get(&format!("/repos/{OWNER}/{REPO}")).await;
     assert_eq!(resp.status(), 200);
@@ -164,7 +186,13 @@ async fn app_jwt_exchanges_for_a_long_installation_token() {
         b64.encode(json!({ "iss": 1, "iat": now, "exp": now + 300 }).to_string()),
         b64.encode([1u8; 256])
     );
-    let resp = w.http.get(format!("{}/app", w.base)).bearer_auth(bad).send().await.unwrap();
+    let resp = w
+        .http
+        .get(format!("{}/app", w.base))
+        .bearer_auth(bad)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 401);
 }
 
@@ -172,10 +200,21 @@ async fn app_jwt_exchanges_for_a_long_installation_token() {
 async fn writes_outside_the_installation_are_forbidden_reads_of_public_repos_work() {
     let w = world().await;
     // Upstream repositories are public: readable, not writable.
-    let resp = w.get("/repos/vllm-project/recipes/contents/DeepSeek/V3.md").await;
+    let resp = w
+        .get("/repos/vllm-project/recipes/contents/DeepSeek/V3.md")
+        .await;
     assert_eq!(resp.status(), 200);
-    w.sb.commit("vllm-project", "recipes", "f", &[Change::write("x.md", "x\n")], "x").unwrap();
-    let pr = w.sb.open_pr(PullRequestSpec::new("vllm-project", "recipes", "f", "dev")).unwrap();
+    w.sb.commit(
+        "vllm-project",
+        "recipes",
+        "f",
+        &[Change::write("x.md", "x\n")],
+        "x",
+    )
+    .unwrap();
+    let pr =
+        w.sb.open_pr(PullRequestSpec::new("vllm-project", "recipes", "f", "dev"))
+            .unwrap();
     let resp = w
         .send(
             reqwest::Method::POST,
@@ -184,18 +223,33 @@ async fn writes_outside_the_installation_are_forbidden_reads_of_public_repos_wor
         )
         .await;
     assert_eq!(resp.status(), 403);
-    assert_eq!(resp.json::<Value>().await.unwrap()["message"], "Resource not accessible by integration");
+    assert_eq!(
+        resp.json::<Value>().await.unwrap()["message"],
+        "Resource not accessible by integration"
+    );
 }
 
 #[tokio::test]
 async fn contents_round_trip_through_base64_at_any_ref() {
     let w = world().await;
     let binary: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
-    let sha = w
-        .sb
-        .commit(OWNER, REPO, "feature", &[Change::write("data/blob.bin", binary.clone()), Change::write("README.md", "# changed\n")], "data")
+    let sha =
+        w.sb.commit(
+            OWNER,
+            REPO,
+            "feature",
+            &[
+                Change::write("data/blob.bin", binary.clone()),
+                Change::write("README.md", "# changed\n"),
+            ],
+            "data",
+        )
         .unwrap();
-    let resp = w.get(&format!("/repos/{OWNER}/{REPO}/contents/data/blob.bin?ref={sha}")).await;
+    let resp = w
+        .get(&format!(
+            "/repos/{OWNER}/{REPO}/contents/data/blob.bin?ref={sha}"
+        ))
+        .await;
     assert_eq!(resp.status(), 200);
     let v: Value = resp.json().await.unwrap();
     assert_eq!(v["type"], "file");
@@ -209,14 +263,22 @@ async fn contents_round_trip_through_base64_at_any_ref() {
     assert_eq!(v["sha"], sweepgate::sandbox::hash_object("blob", &binary));
 
     // The default branch still has the old README; the branch has the new.
-    let old: Value = w.get(&format!("/repos/{OWNER}/{REPO}/contents/README.md")).await.json().await.unwrap();
+    let old: Value = w
+        .get(&format!("/repos/{OWNER}/{REPO}/contents/README.md"))
+        .await
+        .json()
+        .await
+        .unwrap();
     let old = base64::engine::general_purpose::STANDARD
         .decode(old["content"].as_str().unwrap().replace('\n', ""))
         .unwrap();
     assert_eq!(old, b"# InferenceX\n");
     let raw = w
         .http
-        .get(format!("{}/repos/{OWNER}/{REPO}/contents/README.md?ref=feature", w.base))
+        .get(format!(
+            "{}/repos/{OWNER}/{REPO}/contents/README.md?ref=feature",
+            w.base
+        ))
         .header("authorization", format!("token {}", w.token))
         .header("accept", "application/vnd.github.raw+json")
         .send()
@@ -227,20 +289,44 @@ async fn contents_round_trip_through_base64_at_any_ref() {
         .unwrap();
     assert_eq!(&raw[..], b"# changed\n");
 
-    let dir: Value = w.get(&format!("/repos/{OWNER}/{REPO}/contents/configs")).await.json().await.unwrap();
+    let dir: Value = w
+        .get(&format!("/repos/{OWNER}/{REPO}/contents/configs"))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(dir[0]["path"], "configs/nvidia-master.yaml");
-    let missing = w.get(&format!("/repos/{OWNER}/{REPO}/contents/nope.txt")).await;
+    let missing = w
+        .get(&format!("/repos/{OWNER}/{REPO}/contents/nope.txt"))
+        .await;
     assert_eq!(missing.status(), 404);
-    assert_eq!(missing.json::<Value>().await.unwrap()["message"], "Not Found");
-    let bad_ref = w.get(&format!("/repos/{OWNER}/{REPO}/contents/README.md?ref=no-such-branch")).await;
+    assert_eq!(
+        missing.json::<Value>().await.unwrap()["message"],
+        "Not Found"
+    );
+    let bad_ref = w
+        .get(&format!(
+            "/repos/{OWNER}/{REPO}/contents/README.md?ref=no-such-branch"
+        ))
+        .await;
     assert_eq!(bad_ref.status(), 404);
 }
 
 #[tokio::test]
 async fn git_trees_recursive_list_every_path() {
     let w = world().await;
-    let flat: Value = w.get(&format!("/repos/{OWNER}/{REPO}/git/trees/main")).await.json().await.unwrap();
-    let names: Vec<&str> = flat["tree"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+    let flat: Value = w
+        .get(&format!("/repos/{OWNER}/{REPO}/git/trees/main"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let names: Vec<&str> = flat["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["README.md", "benchmarks", "configs"]);
     let rec: Value = w
         .get(&format!("/repos/{OWNER}/{REPO}/git/trees/main?recursive=1"))
@@ -255,10 +341,19 @@ async fn git_trees_recursive_list_every_path() {
         .filter(|e| e["type"] == "blob")
         .map(|e| e["path"].as_str().unwrap())
         .collect();
-    assert_eq!(blobs, ["README.md", "benchmarks/run.sh", "configs/nvidia-master.yaml"]);
+    assert_eq!(
+        blobs,
+        [
+            "README.md",
+            "benchmarks/run.sh",
+            "configs/nvidia-master.yaml"
+        ]
+    );
     assert_eq!(rec["truncated"], false);
     let tree_sha = rec["sha"].as_str().unwrap();
-    let by_sha = w.get(&format!("/repos/{OWNER}/{REPO}/git/trees/{tree_sha}")).await;
+    let by_sha = w
+        .get(&format!("/repos/{OWNER}/{REPO}/git/trees/{tree_sha}"))
+        .await;
     assert_eq!(by_sha.status(), 200);
 }
 
@@ -267,17 +362,22 @@ async fn compare_has_files_with_patches_and_commit_counts() {
     let w = world().await;
     let mut master: Vec<String> = (1..=40).map(|i| format!("line {i}\n")).collect();
     master[19] = "line twenty\n".into();
-    let head = w
-        .sb
-        .commit(
+    let head =
+        w.sb.commit(
             OWNER,
             REPO,
             "feature",
-            &[Change::write("configs/nvidia-master.yaml", master.concat()), Change::delete("benchmarks/run.sh"), Change::write("new.txt", "n\n")],
+            &[
+                Change::write("configs/nvidia-master.yaml", master.concat()),
+                Change::delete("benchmarks/run.sh"),
+                Change::write("new.txt", "n\n"),
+            ],
             "edit",
         )
         .unwrap();
-    let resp = w.get(&format!("/repos/{OWNER}/{REPO}/compare/main...feature")).await;
+    let resp = w
+        .get(&format!("/repos/{OWNER}/{REPO}/compare/main...feature"))
+        .await;
     assert_eq!(resp.status(), 200);
     let v: Value = resp.json().await.unwrap();
     assert_eq!(v["status"], "ahead");
@@ -292,39 +392,84 @@ async fn compare_has_files_with_patches_and_commit_counts() {
         cfg["patch"],
         "@@ -17,7 +17,7 @@\n line 17\n line 18\n line 19\n-line 20\n+line twenty\n line 21\n line 22\n line 23"
     );
-    assert_eq!((cfg["additions"].as_u64(), cfg["deletions"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (cfg["additions"].as_u64(), cfg["deletions"].as_u64()),
+        (Some(1), Some(1))
+    );
     assert_eq!(by_name("benchmarks/run.sh")["status"], "removed");
     assert_eq!(by_name("new.txt")["status"], "added");
     assert_eq!(by_name("new.txt")["patch"], "@@ -0,0 +1 @@\n+n");
 
     // Diverged: main moves on; compare uses the merge base.
-    w.sb.commit(OWNER, REPO, "main", &[Change::write("other.txt", "o\n")], "main moves").unwrap();
-    let v: Value = w.get(&format!("/repos/{OWNER}/{REPO}/compare/main...{head}")).await.json().await.unwrap();
+    w.sb.commit(
+        OWNER,
+        REPO,
+        "main",
+        &[Change::write("other.txt", "o\n")],
+        "main moves",
+    )
+    .unwrap();
+    let v: Value = w
+        .get(&format!("/repos/{OWNER}/{REPO}/compare/main...{head}"))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(v["status"], "diverged");
     assert_eq!(v["behind_by"], 1);
-    assert!(v["files"].as_array().unwrap().iter().all(|f| f["filename"] != "other.txt"));
+    assert!(
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["filename"] != "other.txt")
+    );
 }
 
 #[tokio::test]
 async fn pr_files_paginate_with_link_headers_and_max_100() {
     let w = world().await;
-    let changes: Vec<Change> = (0..250).map(|i| Change::write(format!("many/f{i:03}.txt"), format!("{i}\n"))).collect();
-    w.sb.commit(OWNER, REPO, "big", &changes, "many files").unwrap();
-    let pr = w
-        .sb
-        .open_pr(PullRequestSpec::new(OWNER, REPO, "big", "alice").title("Big").body("body"))
+    let changes: Vec<Change> = (0..250)
+        .map(|i| Change::write(format!("many/f{i:03}.txt"), format!("{i}\n")))
+        .collect();
+    w.sb.commit(OWNER, REPO, "big", &changes, "many files")
         .unwrap();
-    let first = w.get(&format!("/repos/{OWNER}/{REPO}/pulls/{}/files", pr.number)).await;
+    let pr =
+        w.sb.open_pr(
+            PullRequestSpec::new(OWNER, REPO, "big", "alice")
+                .title("Big")
+                .body("body"),
+        )
+        .unwrap();
+    let first = w
+        .get(&format!("/repos/{OWNER}/{REPO}/pulls/{}/files", pr.number))
+        .await;
     assert_eq!(first.headers().get("link").is_some(), true);
     let next = link_rel(&first, "next").unwrap();
-    assert!(next.starts_with(&w.base) && next.contains("page=2"), "{next}");
-    assert_eq!(first.json::<Vec<Value>>().await.unwrap().len(), 30, "default per_page is 30");
+    assert!(
+        next.starts_with(&w.base) && next.contains("page=2"),
+        "{next}"
+    );
+    assert_eq!(
+        first.json::<Vec<Value>>().await.unwrap().len(),
+        30,
+        "default per_page is 30"
+    );
 
     let mut all = Vec::new();
-    let mut url = Some(format!("{}/repos/{OWNER}/{REPO}/pulls/{}/files?per_page=500", w.base, pr.number));
+    let mut url = Some(format!(
+        "{}/repos/{OWNER}/{REPO}/pulls/{}/files?per_page=500",
+        w.base, pr.number
+    ));
     let mut pages = 0;
     while let Some(u) = url {
-        let resp = w.http.get(&u).header("authorization", format!("token {}", w.token)).send().await.unwrap();
+        let resp = w
+            .http
+            .get(&u)
+            .header("authorization", format!("token {}", w.token))
+            .send()
+            .await
+            .unwrap();
         url = link_rel(&resp, "next");
         let page: Vec<Value> = resp.json().await.unwrap();
         assert!(page.len() <= 100);
@@ -336,18 +481,36 @@ async fn pr_files_paginate_with_link_headers_and_max_100() {
     assert_eq!(all[0]["filename"], "many/f000.txt");
     assert_eq!(all[0]["patch"], "@@ -0,0 +1 @@\n+0");
 
-    let last = w.get(&format!("/repos/{OWNER}/{REPO}/pulls/{}/files?per_page=100&page=3", pr.number)).await;
+    let last = w
+        .get(&format!(
+            "/repos/{OWNER}/{REPO}/pulls/{}/files?per_page=100&page=3",
+            pr.number
+        ))
+        .await;
     assert!(link_rel(&last, "next").is_none());
     assert!(link_rel(&last, "prev").unwrap().contains("page=2"));
     assert!(link_rel(&last, "first").unwrap().contains("page=1"));
 
-    let p: Value = w.get(&format!("/repos/{OWNER}/{REPO}/pulls/{}", pr.number)).await.json().await.unwrap();
+    let p: Value = w
+        .get(&format!("/repos/{OWNER}/{REPO}/pulls/{}", pr.number))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(p["changed_files"], 250);
     assert_eq!(p["head"]["sha"], pr.head_sha().unwrap());
     assert_eq!(p["base"]["ref"], "main");
     assert_eq!(p["user"]["login"], "alice");
     assert_eq!(p["state"], "open");
-    let commits: Vec<Value> = w.get(&format!("/repos/{OWNER}/{REPO}/pulls/{}/commits", pr.number)).await.json().await.unwrap();
+    let commits: Vec<Value> = w
+        .get(&format!(
+            "/repos/{OWNER}/{REPO}/pulls/{}/commits",
+            pr.number
+        ))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(commits.len(), 1);
     assert_eq!(commits[0]["commit"]["message"], "many files");
 }
@@ -355,13 +518,21 @@ async fn pr_files_paginate_with_link_headers_and_max_100() {
 #[tokio::test]
 async fn comments_create_list_paginate_edit() {
     let w = world().await;
-    w.sb.commit(OWNER, REPO, "c", &[Change::write("c.txt", "c\n")], "c").unwrap();
-    let pr = w.sb.open_pr(PullRequestSpec::new(OWNER, REPO, "c", "alice")).unwrap();
+    w.sb.commit(OWNER, REPO, "c", &[Change::write("c.txt", "c\n")], "c")
+        .unwrap();
+    let pr =
+        w.sb.open_pr(PullRequestSpec::new(OWNER, REPO, "c", "alice"))
+            .unwrap();
     for i in 0..45 {
-        pr.post_comment("bob", "MEMBER", &format!("comment {i}")).unwrap();
+        pr.post_comment("bob", "MEMBER", &format!("comment {i}"))
+            .unwrap();
     }
     let resp = w
-        .send(reqwest::Method::POST, &format!("/repos/{OWNER}/{REPO}/issues/{}/comments", pr.number), json!({ "body": "<!-- marker --> verdict" }))
+        .send(
+            reqwest::Method::POST,
+            &format!("/repos/{OWNER}/{REPO}/issues/{}/comments", pr.number),
+            json!({ "body": "<!-- marker --> verdict" }),
+        )
         .await;
     assert_eq!(resp.status(), 201);
     let created: Value = resp.json().await.unwrap();
@@ -370,9 +541,17 @@ async fn comments_create_list_paginate_edit() {
     assert!(created["performed_via_github_app"].is_object());
     let id = created["id"].as_u64().unwrap();
 
-    let page1 = w.get(&format!("/repos/{OWNER}/{REPO}/issues/{}/comments?per_page=20", pr.number)).await;
+    let page1 = w
+        .get(&format!(
+            "/repos/{OWNER}/{REPO}/issues/{}/comments?per_page=20",
+            pr.number
+        ))
+        .await;
     let last = link_rel(&page1, "last").unwrap();
-    assert!(last.contains("page=3") && last.contains("per_page=20"), "{last}");
+    assert!(
+        last.contains("page=3") && last.contains("per_page=20"),
+        "{last}"
+    );
     let page3: Vec<Value> = w
         .http
         .get(&last)
@@ -387,10 +566,19 @@ async fn comments_create_list_paginate_edit() {
     assert_eq!(page3[5]["body"], "<!-- marker --> verdict");
 
     let resp = w
-        .send(reqwest::Method::PATCH, &format!("/repos/{OWNER}/{REPO}/issues/comments/{id}"), json!({ "body": "edited" }))
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/repos/{OWNER}/{REPO}/issues/comments/{id}"),
+            json!({ "body": "edited" }),
+        )
         .await;
     assert_eq!(resp.status(), 200);
-    let got: Value = w.get(&format!("/repos/{OWNER}/{REPO}/issues/comments/{id}")).await.json().await.unwrap();
+    let got: Value = w
+        .get(&format!("/repos/{OWNER}/{REPO}/issues/comments/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(got["body"], "edited");
     assert_eq!(w.sb.bot_comments(OWNER, REPO, pr.number).len(), 1);
     assert_eq!(pr.comments().len(), 46);
@@ -398,12 +586,19 @@ async fn comments_create_list_paginate_edit() {
     // The app may not edit a human's comment; bad JSON is a 400.
     let human = pr.comments()[0].id;
     let resp = w
-        .send(reqwest::Method::PATCH, &format!("/repos/{OWNER}/{REPO}/issues/comments/{human}"), json!({ "body": "x" }))
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/repos/{OWNER}/{REPO}/issues/comments/{human}"),
+            json!({ "body": "x" }),
+        )
         .await;
     assert_eq!(resp.status(), 403);
     let resp = w
         .http
-        .post(format!("{}/repos/{OWNER}/{REPO}/issues/{}/comments", w.base, pr.number))
+        .post(format!(
+            "{}/repos/{OWNER}/{REPO}/issues/{}/comments",
+            w.base, pr.number
+        ))
         .header("authorization", format!("token {}", w.token))
         .body("{not json")
         .send()
@@ -411,54 +606,135 @@ async fn comments_create_list_paginate_edit() {
         .unwrap();
     assert_eq!(resp.status(), 400);
     let resp = w
-        .send(reqwest::Method::POST, &format!("/repos/{OWNER}/{REPO}/issues/{}/comments", pr.number), json!({}))
+        .send(
+            reqwest::Method::POST,
+            &format!("/repos/{OWNER}/{REPO}/issues/{}/comments", pr.number),
+            json!({}),
+        )
         .await;
     assert_eq!(resp.status(), 422);
-    assert_eq!(resp.json::<Value>().await.unwrap()["errors"][0]["field"], "body");
-    let resp = w.get(&format!("/repos/{OWNER}/{REPO}/issues/not-a-number/comments")).await;
+    assert_eq!(
+        resp.json::<Value>().await.unwrap()["errors"][0]["field"],
+        "body"
+    );
+    let resp = w
+        .get(&format!(
+            "/repos/{OWNER}/{REPO}/issues/not-a-number/comments"
+        ))
+        .await;
     assert_eq!(resp.status(), 404);
 }
 
 #[tokio::test]
 async fn labels_and_timeline_and_permissions() {
     let w = world().await;
-    w.sb.commit(OWNER, REPO, "l", &[Change::write("l.txt", "l\n")], "l").unwrap();
-    let pr = w.sb.open_pr(PullRequestSpec::new(OWNER, REPO, "l", "alice")).unwrap();
+    w.sb.commit(OWNER, REPO, "l", &[Change::write("l.txt", "l\n")], "l")
+        .unwrap();
+    let pr =
+        w.sb.open_pr(PullRequestSpec::new(OWNER, REPO, "l", "alice"))
+            .unwrap();
     pr.add_label("full-sweep-fail-fast", "maintainer").unwrap();
     let resp = w
-        .send(reqwest::Method::POST, &format!("/repos/{OWNER}/{REPO}/issues/{}/labels", pr.number), json!({ "labels": ["all-evals"] }))
+        .send(
+            reqwest::Method::POST,
+            &format!("/repos/{OWNER}/{REPO}/issues/{}/labels", pr.number),
+            json!({ "labels": ["all-evals"] }),
+        )
         .await;
     assert_eq!(resp.status(), 200);
     let labels: Vec<Value> = resp.json().await.unwrap();
-    assert_eq!(labels.iter().map(|l| l["name"].as_str().unwrap()).collect::<Vec<_>>(), ["full-sweep-fail-fast", "all-evals"]);
+    assert_eq!(
+        labels
+            .iter()
+            .map(|l| l["name"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["full-sweep-fail-fast", "all-evals"]
+    );
     let resp = w
-        .send(reqwest::Method::DELETE, &format!("/repos/{OWNER}/{REPO}/issues/{}/labels/full-sweep-fail-fast", pr.number), json!(null))
+        .send(
+            reqwest::Method::DELETE,
+            &format!(
+                "/repos/{OWNER}/{REPO}/issues/{}/labels/full-sweep-fail-fast",
+                pr.number
+            ),
+            json!(null),
+        )
         .await;
     assert_eq!(resp.status(), 200);
     assert_eq!(pr.labels(), ["all-evals"]);
     let resp = w
-        .send(reqwest::Method::DELETE, &format!("/repos/{OWNER}/{REPO}/issues/{}/labels/nope", pr.number), json!(null))
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/repos/{OWNER}/{REPO}/issues/{}/labels/nope", pr.number),
+            json!(null),
+        )
         .await;
     assert_eq!(resp.status(), 404);
 
     pr.post_comment("bob", "MEMBER", "hello").unwrap();
-    let tl: Vec<Value> = w.get(&format!("/repos/{OWNER}/{REPO}/issues/{}/timeline", pr.number)).await.json().await.unwrap();
+    let tl: Vec<Value> = w
+        .get(&format!(
+            "/repos/{OWNER}/{REPO}/issues/{}/timeline",
+            pr.number
+        ))
+        .await
+        .json()
+        .await
+        .unwrap();
     let events: Vec<&str> = tl.iter().map(|e| e["event"].as_str().unwrap()).collect();
-    assert_eq!(events, ["committed", "labeled", "labeled", "unlabeled", "commented"]);
+    assert_eq!(
+        events,
+        ["committed", "labeled", "labeled", "unlabeled", "commented"]
+    );
     assert_eq!(tl[1]["actor"]["login"], "maintainer");
     assert_eq!(tl[1]["label"]["name"], "full-sweep-fail-fast");
 
-    w.sb.set_permission(OWNER, REPO, "carol", "write", "maintain").unwrap();
-    let p: Value = w.get(&format!("/repos/{OWNER}/{REPO}/collaborators/carol/permission")).await.json().await.unwrap();
-    assert_eq!((p["permission"].as_str(), p["role_name"].as_str()), (Some("write"), Some("maintain")));
-    let p: Value = w.get(&format!("/repos/{OWNER}/{REPO}/collaborators/bob/permission")).await.json().await.unwrap();
+    w.sb.set_permission(OWNER, REPO, "carol", "write", "maintain")
+        .unwrap();
+    let p: Value = w
+        .get(&format!(
+            "/repos/{OWNER}/{REPO}/collaborators/carol/permission"
+        ))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (p["permission"].as_str(), p["role_name"].as_str()),
+        (Some("write"), Some("maintain"))
+    );
+    let p: Value = w
+        .get(&format!(
+            "/repos/{OWNER}/{REPO}/collaborators/bob/permission"
+        ))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(p["role_name"], "read");
-    assert_eq!(w.get(&format!("/repos/{OWNER}/{REPO}/collaborators/ghost-user/permission")).await.status(), 404);
+    assert_eq!(
+        w.get(&format!(
+            "/repos/{OWNER}/{REPO}/collaborators/ghost-user/permission"
+        ))
+        .await
+        .status(),
+        404
+    );
 
     w.sb.add_team_member(OWNER, "core", "carol", "maintainer");
-    let m = w.get(&format!("/orgs/{OWNER}/teams/core/memberships/carol")).await;
+    let m = w
+        .get(&format!("/orgs/{OWNER}/teams/core/memberships/carol"))
+        .await;
     assert_eq!(m.status(), 200);
     let m: Value = m.json().await.unwrap();
-    assert_eq!((m["role"].as_str(), m["state"].as_str()), (Some("maintainer"), Some("active")));
-    assert_eq!(w.get(&format!("/orgs/{OWNER}/teams/core/memberships/bob")).await.status(), 404);
+    assert_eq!(
+        (m["role"].as_str(), m["state"].as_str()),
+        (Some("maintainer"), Some("active"))
+    );
+    assert_eq!(
+        w.get(&format!("/orgs/{OWNER}/teams/core/memberships/bob"))
+            .await
+            .status(),
+        404
+    );
 }

@@ -15,7 +15,16 @@ const TEST_KEY: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEogIBAAKCAQEAscgquOK
 async fn installation_client() -> (Sandbox, Octocrab) {
     let (sb, base) = Sandbox::start().await.unwrap();
     sb.add_org(OWNER);
-    sb.add_repo(OWNER, REPO, "main", [("configs/nvidia-master.yaml", "a: 1\n"), ("README.md", "r\n")]).unwrap();
+    sb.add_repo(
+        OWNER,
+        REPO,
+        "main",
+        [
+            ("configs/nvidia-master.yaml", "a: 1\n"),
+            ("README.md", "r\n"),
+        ],
+    )
+    .unwrap();
     let inst = sb.install_app(OWNER);
     let key = octocrab::jsonwebtoken::EncodingKey::from_rsa_pem(TEST_KEY.as_bytes()).unwrap();
     let app = Octocrab::builder()
@@ -34,10 +43,20 @@ async fn installation_client() -> (Sandbox, Octocrab) {
 async fn octocrab_parses_sandbox_responses() {
     let (sb, octo) = installation_client().await;
     let head = sb
-        .commit(OWNER, REPO, "feat", &[Change::write("configs/nvidia-master.yaml", "a: 2\n")], "bump")
+        .commit(
+            OWNER,
+            REPO,
+            "feat",
+            &[Change::write("configs/nvidia-master.yaml", "a: 2\n")],
+            "bump",
+        )
         .unwrap();
     let pr = sb
-        .open_pr(PullRequestSpec::new(OWNER, REPO, "feat", "alice").title("Bump").body("body"))
+        .open_pr(
+            PullRequestSpec::new(OWNER, REPO, "feat", "alice")
+                .title("Bump")
+                .body("body"),
+        )
         .unwrap();
     pr.post_comment("bob", "MEMBER", "hello").unwrap();
     pr.add_label("full-sweep-fail-fast", "maintainer").unwrap();
@@ -47,14 +66,32 @@ async fn octocrab_parses_sandbox_responses() {
     assert_eq!(got.title.as_deref(), Some("Bump"));
     let files = octo.pulls(OWNER, REPO).list_files(pr.number).await.unwrap();
     assert_eq!(files.items[0].filename, "configs/nvidia-master.yaml");
-    assert_eq!(files.items[0].patch.as_deref(), Some("@@ -1 +1 @@\n-a: 1\n+a: 2"));
+    assert_eq!(
+        files.items[0].patch.as_deref(),
+        Some("@@ -1 +1 @@\n-a: 1\n+a: 2")
+    );
 
-    let comments = octo.issues(OWNER, REPO).list_comments(pr.number).send().await.unwrap();
+    let comments = octo
+        .issues(OWNER, REPO)
+        .list_comments(pr.number)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(comments.items[0].body.as_deref(), Some("hello"));
-    let mine = octo.issues(OWNER, REPO).create_comment(pr.number, "verdict").await.unwrap();
+    let mine = octo
+        .issues(OWNER, REPO)
+        .create_comment(pr.number, "verdict")
+        .await
+        .unwrap();
     assert_eq!(mine.user.login, "sweepgate[bot]");
-    octo.issues(OWNER, REPO).update_comment(mine.id, "verdict v2").await.unwrap();
-    assert_eq!(sb.bot_comments(OWNER, REPO, pr.number)[0].body, "verdict v2");
+    octo.issues(OWNER, REPO)
+        .update_comment(mine.id, "verdict v2")
+        .await
+        .unwrap();
+    assert_eq!(
+        sb.bot_comments(OWNER, REPO, pr.number)[0].body,
+        "verdict v2"
+    );
     let labels = octo
         .issues(OWNER, REPO)
         .add_labels(pr.number, &["all-evals".to_string()])
@@ -72,8 +109,16 @@ async fn octocrab_parses_sandbox_responses() {
         .send()
         .await
         .unwrap();
-    assert_eq!(content.items[0].decoded_content().as_deref(), Some("a: 2\n"));
-    let perm = octo.repos(OWNER, REPO).get_contributor_permission("alice").send().await.unwrap();
+    assert_eq!(
+        content.items[0].decoded_content().as_deref(),
+        Some("a: 2\n")
+    );
+    let perm = octo
+        .repos(OWNER, REPO)
+        .get_contributor_permission("alice")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(perm.role_name, "read");
 
     octo.checks(OWNER, REPO)
@@ -81,7 +126,8 @@ async fn octocrab_parses_sandbox_responses() {
         .send()
         .await
         .unwrap();
-    sb.add_check_run(OWNER, REPO, &head, "canary", Some("success")).unwrap();
+    sb.add_check_run(OWNER, REPO, &head, "canary", Some("success"))
+        .unwrap();
     let runs = octo
         .checks(OWNER, REPO)
         .list_check_runs_for_git_ref(Commitish(head.clone()))
@@ -94,13 +140,28 @@ async fn octocrab_parses_sandbox_responses() {
         .add_workflow_run(RunSpec::new(OWNER, REPO, "run-sweep.yml", &head).completed("success"))
         .unwrap();
     sb.add_job(run_id, "canary", Some("success")).unwrap();
-    let run = octo.workflows(OWNER, REPO).get(run_id.into()).await.unwrap();
+    let run = octo
+        .workflows(OWNER, REPO)
+        .get(run_id.into())
+        .await
+        .unwrap();
     assert_eq!(run.conclusion.as_deref(), Some("success"));
-    let listed = octo.workflows(OWNER, REPO).list_all_runs().send().await.unwrap();
+    let listed = octo
+        .workflows(OWNER, REPO)
+        .list_all_runs()
+        .send()
+        .await
+        .unwrap();
     assert_eq!(listed.items.len(), 1);
-    let jobs = octo.workflows(OWNER, REPO).list_jobs(run_id.into()).send().await.unwrap();
+    let jobs = octo
+        .workflows(OWNER, REPO)
+        .list_jobs(run_id.into())
+        .send()
+        .await
+        .unwrap();
     assert_eq!(jobs.items[0].name, "canary");
-    sb.add_artifact(run_id, "results", [("r.json", "{}")]).unwrap();
+    sb.add_artifact(run_id, "results", [("r.json", "{}")])
+        .unwrap();
     let arts = octo
         .actions()
         .list_workflow_run_artifacts(OWNER, REPO, run_id.into())
