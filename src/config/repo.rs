@@ -210,7 +210,6 @@ impl Default for Policy {
     }
 }
 
-
 /// A configuration file that cannot be used, with its position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}:{line}:{column}: {message}")]
