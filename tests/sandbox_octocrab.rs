@@ -113,13 +113,17 @@ async fn octocrab_parses_sandbox_responses() {
         content.items[0].decoded_content().as_deref(),
         Some("a: 2\n")
     );
-    let perm = octo
-        .repos(OWNER, REPO)
-        .get_contributor_permission("alice")
-        .send()
+    // GitHub answers `permission: "read"` (legacy values admin/write/read/none),
+    // which octocrab's `get_contributor_permission` enum rejects: read this
+    // endpoint as plain JSON in sweepgate's client.
+    let perm: serde_json::Value = octo
+        .get(
+            format!("/repos/{OWNER}/{REPO}/collaborators/alice/permission"),
+            None::<&()>,
+        )
         .await
         .unwrap();
-    assert_eq!(perm.role_name, "read");
+    assert_eq!(perm["role_name"], "read");
 
     octo.checks(OWNER, REPO)
         .create_check_run("sweepgate / verdict", head.clone())

@@ -18,8 +18,10 @@ pub fn routes(r: Router<Sh>) -> Router<Sh> {
         )
         .route(
             "/repos/{owner}/{repo}/issues/comments/{comment_id}",
+            // octocrab updates with POST, which GitHub accepts for PATCH.
             get(get_comment)
                 .patch(update_comment)
+                .post(update_comment)
                 .delete(delete_comment),
         )
         .route(
