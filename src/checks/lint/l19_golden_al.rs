@@ -48,6 +48,26 @@ fn substitute(f: &ScriptFacts, text: &str, line: usize, srv: &ServerLaunch) -> S
     out
 }
 
+/// Every value `--speculative-config` can take: a variable is followed into
+/// each of its assignments (one per `if`/`else` arm), with that line.
+fn spec_configs(f: &ScriptFacts, srv: &ServerLaunch, flags: &[crate::recipe::script::ResolvedFlag]) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for rf in flags.iter().filter(|rf| rf.flag.name == "--speculative-config") {
+        let Some(w) = &rf.flag.value else { continue };
+        let t = w.text.trim();
+        let var = t.strip_prefix("${").and_then(|x| x.strip_suffix('}')).or_else(|| t.strip_prefix('$'));
+        match var.filter(|v| v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
+            Some(v) => {
+                for a in f.candidates(v, rf.flag.line, &srv.branch) {
+                    out.push((substitute(f, &a.value_text(), a.line, srv), a.line));
+                }
+            }
+            None => out.push((substitute(f, t, rf.flag.line, srv), rf.flag.line)),
+        }
+    }
+    out
+}
+
 fn thinking<'a>(signals: impl IntoIterator<Item = (&'a str, String)>) -> Option<ThinkingMode> {
     let modes: Vec<ThinkingMode> = signals.into_iter().filter_map(|(k, v)| golden::thinking_signal(k, &v)).collect();
     golden::resolve_thinking(modes).ok()
@@ -147,10 +167,9 @@ pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
                     .chain(flags.iter().filter_map(|rf| rf.flag.value.as_ref().map(|w| (rf.flag.key(), w.text.clone()))))
                     .collect();
                 let mode = thinking(signals);
-                if let Some((json, line)) = value("--speculative-config")
-                    && let Ok(v) = VllmSpecConfig::parse(&json)
-                    && let (Decoded::Simulated(sim), Some(k)) = (v.decoded(), v.k)
-                {
+                for (json, line) in spec_configs(f, srv, &flags) {
+                    let Ok(v) = VllmSpecConfig::parse(&json) else { continue };
+                    let (Decoded::Simulated(sim), Some(k)) = (v.decoded(), v.k) else { continue };
                     out.push(Pair {
                         key: e.key.clone(),
                         prefix: prefix.clone(),
