@@ -27,7 +27,8 @@ pub struct Args {
     pub format: Format,
 }
 
-const USAGE: &str = "usage: sweepgate lint --repo PATH --base REV --head REV [--pr N] [--format text|json|sarif]";
+const USAGE: &str =
+    "usage: sweepgate lint --repo PATH --base REV --head REV [--pr N] [--format text|json|sarif]";
 
 /// Parse the arguments after `lint` (a leading `lint` is skipped).
 pub fn parse_args(args: &[String]) -> Result<Args, String> {
@@ -41,14 +42,22 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
             _ => (a.clone(), None),
         };
-        let mut value = || inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value"));
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
         match name.as_str() {
             "--repo" => repo = Some(value()?),
             "--base" => base = Some(value()?),
             "--head" => head = Some(value()?),
             "--pr" => {
                 let v = value()?;
-                pr = Some(v.parse::<u64>().map_err(|_| format!("--pr must be a number, not `{v}`"))?);
+                pr = Some(
+                    v.parse::<u64>()
+                        .map_err(|_| format!("--pr must be a number, not `{v}`"))?,
+                );
             }
             "--format" => {
                 format = match value()?.as_str() {
@@ -81,17 +90,30 @@ pub fn render(findings: &[Finding], format: Format) -> String {
             }
             s
         }
-        Format::Json => serde_json::to_string_pretty(&serde_json::json!({ "findings": findings })).unwrap_or_default() + "\n",
-        Format::Sarif => serde_json::to_string_pretty(&sarif::to_sarif(findings)).unwrap_or_default() + "\n",
+        Format::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({ "findings": findings }))
+                .unwrap_or_default()
+                + "\n"
+        }
+        Format::Sarif => {
+            serde_json::to_string_pretty(&sarif::to_sarif(findings)).unwrap_or_default() + "\n"
+        }
     }
 }
 
 /// Read the PR from the local repository and lint it.
 pub async fn run(args: &Args) -> Result<Vec<Finding>, String> {
     let src = GitRepo::new(&args.repo);
-    let base_sha = crate::repo::RepoSource::resolve(&src, &args.base).await.map_err(|e| e.to_string())?;
-    let config = match repo::read_optional(&src, &base_sha, REPO_CONFIG_PATH).await.map_err(|e| e.to_string())? {
-        Some(bytes) => RepoConfig::from_toml(REPO_CONFIG_PATH, &bytes).map_err(|e| e.to_string())?,
+    let base_sha = crate::repo::RepoSource::resolve(&src, &args.base)
+        .await
+        .map_err(|e| e.to_string())?;
+    let config = match repo::read_optional(&src, &base_sha, REPO_CONFIG_PATH)
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        Some(bytes) => {
+            RepoConfig::from_toml(REPO_CONFIG_PATH, &bytes).map_err(|e| e.to_string())?
+        }
         None => RepoConfig::default(),
     };
     let input = LintInput::from_source(&src, &args.base, &args.head, args.pr, config)
@@ -112,7 +134,10 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: {e}");
@@ -122,7 +147,11 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
     match rt.block_on(run(&args)) {
         Ok(findings) => {
             print!("{}", render(&findings, args.format));
-            if has_errors(&findings) { ExitCode::from(1) } else { ExitCode::SUCCESS }
+            if has_errors(&findings) {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -68,7 +68,11 @@ pub struct Context<'a> {
     pub problems: Vec<Finding>,
 }
 
-fn entry_json(file: &str, bytes: &[u8], out: &mut BTreeMap<String, serde_json::Value>) -> Result<(), crate::recipe::ParseError> {
+fn entry_json(
+    file: &str,
+    bytes: &[u8],
+    out: &mut BTreeMap<String, serde_json::Value>,
+) -> Result<(), crate::recipe::ParseError> {
     let doc = master::parse_document(file, bytes)?;
     for e in doc.entries {
         out.insert(e.key.clone(), e.node.value.to_json());
@@ -82,7 +86,8 @@ pub fn config_files(s: &SearchEntry) -> Vec<String> {
         .into_iter()
         .filter_map(|t| {
             let (k, v) = t.split_once('=')?;
-            matches!(k.trim(), "CONFIG_FILE" | "EVAL_CONFIG_FILE").then(|| v.trim().trim_matches('"').to_string())
+            matches!(k.trim(), "CONFIG_FILE" | "EVAL_CONFIG_FILE")
+                .then(|| v.trim().trim_matches('"').to_string())
         })
         .collect()
 }
@@ -91,7 +96,10 @@ pub fn config_files(s: &SearchEntry) -> Vec<String> {
 pub fn settings_at(s: &SearchEntry) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for w in [&s.prefill, &s.decode].into_iter().flatten() {
-        if let Some(master::At { value: Some(items), .. }) = &w.additional_settings {
+        if let Some(master::At {
+            value: Some(items), ..
+        }) = &w.additional_settings
+        {
             for i in items {
                 out.push((i.value.clone(), i.pos.line as usize));
             }
@@ -130,7 +138,10 @@ impl<'a> Context<'a> {
                 Severity::Warning,
                 file,
                 e.loc.line.max(1),
-                format!("could not read this file, so the lint rules that need it did not run: {}", e.message),
+                format!(
+                    "could not read this file, so the lint rules that need it did not run: {}",
+                    e.message
+                ),
             ));
         };
 
@@ -163,11 +174,13 @@ impl<'a> Context<'a> {
             }
         }
 
-        let runners = input.head(&cfg.paths.runners).and_then(|b| match runners::parse(&cfg.paths.runners, b) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                problem(&cfg.paths.runners, &e);
-                None
+        let runners = input.head(&cfg.paths.runners).and_then(|b| {
+            match runners::parse(&cfg.paths.runners, b) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    problem(&cfg.paths.runners, &e);
+                    None
+                }
             }
         });
         let base_runners = input
@@ -178,7 +191,10 @@ impl<'a> Context<'a> {
         let mut routes = BTreeMap::new();
         if let Some(m) = &head_master {
             for e in &m.entries {
-                routes.insert(e.key.clone(), Self::routes_of(&launchers, runners.as_ref(), e, &input.head_tree));
+                routes.insert(
+                    e.key.clone(),
+                    Self::routes_of(&launchers, runners.as_ref(), e, &input.head_tree),
+                );
             }
         }
 
@@ -209,7 +225,8 @@ impl<'a> Context<'a> {
             }
         }
 
-        let read_changelog = |b: Option<&[u8]>| b.and_then(|b| changelog::read(&cfg.paths.changelog, b).ok());
+        let read_changelog =
+            |b: Option<&[u8]>| b.and_then(|b| changelog::read(&cfg.paths.changelog, b).ok());
         let base_changelog = read_changelog(input.base(&cfg.paths.changelog));
         let head_changelog = match input.head(&cfg.paths.changelog) {
             Some(b) => match changelog::read(&cfg.paths.changelog, b) {
@@ -268,7 +285,8 @@ impl<'a> Context<'a> {
 
     fn is_recipe_path(input: &LintInput, path: &str) -> bool {
         let p = &input.config.paths;
-        (path.ends_with(".yaml") || path.ends_with(".yml")) && path.starts_with(&p.multi_node_scripts)
+        (path.ends_with(".yaml") || path.ends_with(".yml"))
+            && path.starts_with(&p.multi_node_scripts)
     }
 
     fn routes_of(
@@ -339,7 +357,11 @@ impl<'a> Context<'a> {
                 (None, _) => Some(KeyChange::Added),
                 (Some(b), Some(h)) if b != h => Some(KeyChange::Changed),
                 _ => {
-                    let paths = self.routes.get(&e.key).map(|r| Self::route_paths(r)).unwrap_or_default();
+                    let paths = self
+                        .routes
+                        .get(&e.key)
+                        .map(|r| Self::route_paths(r))
+                        .unwrap_or_default();
                     paths
                         .iter()
                         .any(|p| self.input.is_changed(p))
@@ -370,7 +392,8 @@ impl<'a> Context<'a> {
         for k in keys {
             if let Some(r) = self.routes.get(&k) {
                 for p in Self::route_paths(r) {
-                    if self.input.head_tree.contains(&p) && !self.input.head_files.contains_key(&p) {
+                    if self.input.head_tree.contains(&p) && !self.input.head_files.contains_key(&p)
+                    {
                         out.push(p);
                     }
                 }
@@ -396,7 +419,10 @@ impl<'a> Context<'a> {
 
     /// Every changed key, indirect ones included.
     pub fn all_changed(&self) -> Vec<&MasterEntry> {
-        self.changed_keys.iter().filter_map(|(k, _)| self.entry(k)).collect()
+        self.changed_keys
+            .iter()
+            .filter_map(|(k, _)| self.entry(k))
+            .collect()
     }
 
     /// Changelog entries past the base length (verifier-checks §0.4.6).
@@ -420,7 +446,10 @@ impl<'a> Context<'a> {
                 }
             }
         }
-        paths.into_iter().filter_map(|p| self.scripts.get(p)).collect()
+        paths
+            .into_iter()
+            .filter_map(|p| self.scripts.get(p))
+            .collect()
     }
 
     /// Recipes a key runs that exist in the repository.
@@ -437,7 +466,10 @@ impl<'a> Context<'a> {
                 }
             }
         }
-        paths.into_iter().filter_map(|p| self.recipes.get(p)).collect()
+        paths
+            .into_iter()
+            .filter_map(|p| self.recipes.get(p))
+            .collect()
     }
 
     /// Head keys that run a recipe.
@@ -466,7 +498,11 @@ impl<'a> Context<'a> {
     pub fn scripts_in_scope(&self) -> Vec<&Script> {
         let mut paths: BTreeSet<&str> = BTreeSet::new();
         for s in self.scripts.values() {
-            if self.input.change(&s.facts.path).is_some_and(|c| c.status != FileStatus::Removed) {
+            if self
+                .input
+                .change(&s.facts.path)
+                .is_some_and(|c| c.status != FileStatus::Removed)
+            {
                 paths.insert(&s.facts.path);
             }
         }
@@ -475,14 +511,21 @@ impl<'a> Context<'a> {
                 paths.insert(&s.facts.path);
             }
         }
-        paths.into_iter().filter_map(|p| self.scripts.get(p)).collect()
+        paths
+            .into_iter()
+            .filter_map(|p| self.scripts.get(p))
+            .collect()
     }
 
     /// Recipes the lint looks at: changed ones and those of changed keys.
     pub fn recipes_in_scope(&self) -> Vec<&SrtRecipe> {
         let mut paths: BTreeSet<&str> = BTreeSet::new();
         for r in self.recipes.values() {
-            if self.input.change(&r.path).is_some_and(|c| c.status != FileStatus::Removed) {
+            if self
+                .input
+                .change(&r.path)
+                .is_some_and(|c| c.status != FileStatus::Removed)
+            {
                 paths.insert(&r.path);
             }
         }
@@ -491,7 +534,10 @@ impl<'a> Context<'a> {
                 paths.insert(&r.path);
             }
         }
-        paths.into_iter().filter_map(|p| self.recipes.get(p)).collect()
+        paths
+            .into_iter()
+            .filter_map(|p| self.recipes.get(p))
+            .collect()
     }
 
     /// The master-config file and line of a key.

@@ -94,7 +94,11 @@ impl EngineData {
             .iter()
             .flat_map(|b| b.values(kind).iter().cloned())
             .collect();
-        if values.is_empty() { None } else { Some(values) }
+        if values.is_empty() {
+            None
+        } else {
+            Some(values)
+        }
     }
 }
 
@@ -169,10 +173,12 @@ fn defaults_value() -> Result<toml::Value, DataError> {
 impl LintData {
     /// The built-in defaults (`lint-data/`).
     pub fn defaults() -> Result<Self, DataError> {
-        defaults_value()?.try_into().map_err(|e: toml::de::Error| DataError {
-            file: "lint-data/".into(),
-            message: e.to_string(),
-        })
+        defaults_value()?
+            .try_into()
+            .map_err(|e: toml::de::Error| DataError {
+                file: "lint-data/".into(),
+                message: e.to_string(),
+            })
     }
 
     /// Defaults with a target repository's override file applied.
@@ -207,10 +213,12 @@ impl LintData {
 
     /// `REPLAY_CMD`, `EVAL_*`: read by `benchmark_lib.sh`.
     pub fn is_lib_read(&self, name: &str) -> bool {
-        self.lib_read_variables.iter().any(|p| match p.strip_suffix('*') {
-            Some(prefix) => name.starts_with(prefix),
-            None => name == p,
-        })
+        self.lib_read_variables
+            .iter()
+            .any(|p| match p.strip_suffix('*') {
+                Some(prefix) => name.starts_with(prefix),
+                None => name == p,
+            })
     }
 }
 
@@ -223,7 +231,11 @@ mod tests {
         let d = LintData::defaults().unwrap();
         assert!(d.established_skus.iter().any(|s| s == "b300"));
         assert!(d.vllm.known("attention", Some((0, 21, 0))).is_some());
-        let o = LintData::with_override("o.toml", "established-skus = [\"h100\"]\n[vllm]\ncanonical-flags = [\"port\"]\n").unwrap();
+        let o = LintData::with_override(
+            "o.toml",
+            "established-skus = [\"h100\"]\n[vllm]\ncanonical-flags = [\"port\"]\n",
+        )
+        .unwrap();
         assert_eq!(o.established_skus, vec!["h100".to_string()]);
         assert_eq!(o.vllm.canonical_flags, vec!["port".to_string()]);
         // Keys not overridden keep their defaults.
@@ -235,13 +247,29 @@ mod tests {
     fn versions_pick_the_latest_applicable_set() {
         let e = EngineData {
             backends: vec![
-                BackendSet { since: "0.1.0".into(), attention: vec!["A".into()], moe: vec![], all_reduce: vec![] },
-                BackendSet { since: "0.5.0".into(), attention: vec!["B".into()], moe: vec![], all_reduce: vec![] },
+                BackendSet {
+                    since: "0.1.0".into(),
+                    attention: vec!["A".into()],
+                    moe: vec![],
+                    all_reduce: vec![],
+                },
+                BackendSet {
+                    since: "0.5.0".into(),
+                    attention: vec!["B".into()],
+                    moe: vec![],
+                    all_reduce: vec![],
+                },
             ],
             ..Default::default()
         };
-        assert_eq!(e.known("attention", Some((0, 4, 9))), Some(vec!["A".to_string()]));
-        assert_eq!(e.known("attention", Some((0, 5, 16))), Some(vec!["B".to_string()]));
+        assert_eq!(
+            e.known("attention", Some((0, 4, 9))),
+            Some(vec!["A".to_string()])
+        );
+        assert_eq!(
+            e.known("attention", Some((0, 5, 16))),
+            Some(vec!["B".to_string()])
+        );
         assert_eq!(e.known("attention", None).map(|v| v.len()), Some(2));
         assert_eq!(e.known("moe", None), None);
         assert_eq!(parse_version("v0.5.16-cu130"), Some((0, 5, 16)));

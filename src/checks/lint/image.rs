@@ -31,11 +31,14 @@ impl ImageRef {
             },
         };
         let first = name.split('/').next().unwrap_or("");
-        let has_registry = name.contains('/') && (first.contains('.') || first.contains(':') || first == "localhost");
+        let has_registry = name.contains('/')
+            && (first.contains('.') || first.contains(':') || first == "localhost");
         let (registry, repository) = if has_registry {
             (
                 Some(first.to_string()),
-                name.split_once('/').map(|x| x.1.to_string()).unwrap_or_default(),
+                name.split_once('/')
+                    .map(|x| x.1.to_string())
+                    .unwrap_or_default(),
             )
         } else {
             (None, name)
@@ -66,7 +69,9 @@ impl ImageRef {
 
     /// Same repository and tag (digest ignored), after the `#` fix.
     pub fn same_repo_tag(&self, other: &ImageRef) -> bool {
-        self.registry == other.registry && self.repository == other.repository && self.tag == other.tag
+        self.registry == other.registry
+            && self.repository == other.repository
+            && self.tag == other.tag
     }
 }
 
@@ -76,8 +81,12 @@ pub fn immutable_tag(tag: &str) -> bool {
     let semver = {
         let t = tag.strip_prefix('v').unwrap_or(tag);
         let mut it = t.splitn(3, '.');
-        let a = it.next().is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-        let b = it.next().is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        let a = it
+            .next()
+            .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        let b = it
+            .next()
+            .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
         let c = it
             .next()
             .is_some_and(|p| p.bytes().next().is_some_and(|b| b.is_ascii_digit()));
@@ -87,7 +96,10 @@ pub fn immutable_tag(tag: &str) -> bool {
     let nightly = tag
         .strip_prefix("nightly-")
         .is_some_and(|h| h.len() >= 7 && hex(h));
-    let commit = tag.rsplit('-').next().is_some_and(|h| h.len() == 40 && hex(h));
+    let commit = tag
+        .rsplit('-')
+        .next()
+        .is_some_and(|h| h.len() == 40 && hex(h));
     semver || nightly || commit
 }
 
@@ -101,14 +113,18 @@ mod tests {
         assert_eq!(i.registry.as_deref(), Some("nvcr.io"));
         assert_eq!(i.repository, "nvidia/tensorrt-llm/release");
         assert_eq!(i.tag.as_deref(), Some("1.3.0rc24"));
-        let v = ImageRef::parse("vllm/vllm-openai:v0.20.1@sha256:9eff9734aaaabbbbccccddddeeeeffff000011112222333344445555666623aa4");
+        let v = ImageRef::parse(
+            "vllm/vllm-openai:v0.20.1@sha256:9eff9734aaaabbbbccccddddeeeeffff000011112222333344445555666623aa4",
+        );
         assert_eq!(v.hub_namespace(), Some("vllm"));
         assert_eq!(v.tag.as_deref(), Some("v0.20.1"));
         let h = ImageRef::parse("localhost:5000/x/y");
         assert_eq!(h.registry.as_deref(), Some("localhost:5000"));
         assert!(immutable_tag("v0.21.0"));
         assert!(immutable_tag("v0.5.16-cu130"));
-        assert!(immutable_tag("nightly-5e35a6f4f9bbc217c599692157ca985c894373f7"));
+        assert!(immutable_tag(
+            "nightly-5e35a6f4f9bbc217c599692157ca985c894373f7"
+        ));
         assert!(!immutable_tag("kimi-k3"));
         assert!(!immutable_tag("dev-nightly-0820"));
         assert!(!immutable_tag("latest"));

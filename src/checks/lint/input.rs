@@ -119,7 +119,9 @@ impl LintInput {
         let cmp = src.compare(base, &head_sha).await?;
         let base_sha = cmp.merge_base.clone();
         let data = match repo::read_optional(src, &base_sha, LINT_OVERRIDE_PATH).await? {
-            Some(bytes) => LintData::with_override(LINT_OVERRIDE_PATH, &String::from_utf8_lossy(&bytes))?,
+            Some(bytes) => {
+                LintData::with_override(LINT_OVERRIDE_PATH, &String::from_utf8_lossy(&bytes))?
+            }
             None => LintData::defaults()?,
         };
         let mut input = LintInput::new(config, data);
@@ -148,7 +150,10 @@ impl LintInput {
                 wanted.push((true, c.path.clone()));
             }
             if c.status != FileStatus::Added {
-                wanted.push((false, c.previous_path.clone().unwrap_or_else(|| c.path.clone())));
+                wanted.push((
+                    false,
+                    c.previous_path.clone().unwrap_or_else(|| c.path.clone()),
+                ));
             }
         }
         input.read_all(src, wanted).await?;
@@ -162,20 +167,32 @@ impl LintInput {
         Ok(input)
     }
 
-    async fn read_all(&mut self, src: &dyn RepoSource, wanted: Vec<(bool, String)>) -> Result<(), RepoError> {
+    async fn read_all(
+        &mut self,
+        src: &dyn RepoSource,
+        wanted: Vec<(bool, String)>,
+    ) -> Result<(), RepoError> {
         for (at_head, path) in wanted {
             let (rev, tree) = if at_head {
                 (self.head_sha.clone(), &self.head_tree)
             } else {
                 (self.base_sha.clone(), &self.base_tree)
             };
-            let files = if at_head { &self.head_files } else { &self.base_files };
+            let files = if at_head {
+                &self.head_files
+            } else {
+                &self.base_files
+            };
             if !tree.contains(&path) || files.contains_key(&path) {
                 continue;
             }
             match repo::read_optional(src, &rev, &path).await {
                 Ok(Some(bytes)) if bytes.len() <= MAX_FILE_BYTES => {
-                    let files = if at_head { &mut self.head_files } else { &mut self.base_files };
+                    let files = if at_head {
+                        &mut self.head_files
+                    } else {
+                        &mut self.base_files
+                    };
                     files.insert(path, bytes);
                 }
                 Ok(_) => {}

@@ -21,29 +21,46 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             let existing: Vec<&str> = r.resolution.distinct_scripts().into_iter().collect();
             for l in r.resolution.failures() {
                 match &l.route {
-                    Route::Script { expected, candidates, .. } => {
+                    Route::Script {
+                        expected,
+                        candidates,
+                        ..
+                    } => {
                         let mut msg = format!(
                             "`{}` (spec-decoding {}) runs `{}` on launcher `{}`, which does not exist",
                             e.key, r.spec, expected, l.launcher
                         );
                         if candidates.len() > 1 {
-                            msg.push_str(&format!(" (nor does `{}`)", candidates[..candidates.len() - 1].join("`, `")));
+                            msg.push_str(&format!(
+                                " (nor does `{}`)",
+                                candidates[..candidates.len() - 1].join("`, `")
+                            ));
                         }
                         let f = match (existing.first(), accepted.first()) {
                             (Some(have), Some(want)) => {
-                                msg.push_str(&format!("; the other launchers of `{}` run `{have}`", e.runner.value));
+                                msg.push_str(&format!(
+                                    "; the other launchers of `{}` run `{have}`",
+                                    e.runner.value
+                                ));
                                 Finding::new("L01", Severity::Error, &file, line, msg)
                                     .fix(format!("rename `{have}` to `{want}` (the name every launcher of `{}` accepts)", e.runner.value))
                             }
                             (Some(have), None) => {
-                                msg.push_str(&format!("; the other launchers of `{}` run `{have}`", e.runner.value));
-                                Finding::new("L01", Severity::Error, &file, line, msg)
-                                    .fix(format!("add `{expected}` (or teach `{}` the name `{have}`)", l.launcher_path))
+                                msg.push_str(&format!(
+                                    "; the other launchers of `{}` run `{have}`",
+                                    e.runner.value
+                                ));
+                                Finding::new("L01", Severity::Error, &file, line, msg).fix(format!(
+                                    "add `{expected}` (or teach `{}` the name `{have}`)",
+                                    l.launcher_path
+                                ))
                             }
                             (None, Some(want)) => {
-                                Finding::new("L01", Severity::Error, &file, line, msg).fix(format!("add `{want}`"))
+                                Finding::new("L01", Severity::Error, &file, line, msg)
+                                    .fix(format!("add `{want}`"))
                             }
-                            (None, None) => Finding::new("L01", Severity::Error, &file, line, msg).fix(format!("add `{expected}`")),
+                            (None, None) => Finding::new("L01", Severity::Error, &file, line, msg)
+                                .fix(format!("add `{expected}`")),
                         };
                         out.push(f);
                     }

@@ -51,7 +51,12 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let before: BTreeSet<String> = ctx
         .base_runners
         .as_ref()
-        .map(|b| b.labels.iter().flat_map(|l| l.runners.iter().map(|n| n.value.clone())).collect())
+        .map(|b| {
+            b.labels
+                .iter()
+                .flat_map(|l| l.runners.iter().map(|n| n.value.clone()))
+                .collect()
+        })
         .unwrap_or_default();
     if ctx.input.is_changed(&runners_path) {
         for l in &runners.labels {
@@ -65,7 +70,11 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut reported = BTreeSet::new();
     for (node, line) in nodes {
         let prefix = launcher_of_runner(&node).to_string();
-        let path = ctx.launchers.layout.launcher_pattern.replace("{name}", &prefix);
+        let path = ctx
+            .launchers
+            .layout
+            .launcher_pattern
+            .replace("{name}", &prefix);
         if !ctx.input.head_tree.contains(&path) && reported.insert(prefix.clone()) {
             out.push(
                 Finding::new(

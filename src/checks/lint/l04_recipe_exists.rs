@@ -20,12 +20,18 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         let mut seen = std::collections::BTreeSet::new();
         for r in ctx.routes.get(&e.key).into_iter().flatten() {
             for l in &r.resolution.per_launcher {
-                let Route::Recipes(refs) = &l.route else { continue };
+                let Route::Recipes(refs) = &l.route else {
+                    continue;
+                };
                 for x in refs.iter().filter(|x| !x.exists) {
                     if !seen.insert(x.local_path.clone()) {
                         continue;
                     }
-                    let dir = x.local_path.rsplit_once('/').map(|d| format!("{}/", d.0)).unwrap_or_default();
+                    let dir = x
+                        .local_path
+                        .rsplit_once('/')
+                        .map(|d| format!("{}/", d.0))
+                        .unwrap_or_default();
                     let overlaid = tree.iter().any(|p| p.starts_with(&dir));
                     let was_here = ctx.input.base_tree.contains(&x.local_path);
                     let sev = if x.spelling == RecipeSpelling::Upstream && !overlaid && !was_here {
@@ -33,13 +39,19 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     } else {
                         Severity::Error
                     };
-                    let mut msg = format!("`{}` runs `{}`, but `{}` does not exist", e.key, x.given, x.local_path);
+                    let mut msg = format!(
+                        "`{}` runs `{}`, but `{}` does not exist",
+                        e.key, x.given, x.local_path
+                    );
                     if was_here {
                         msg.push_str(" (this PR deletes it)");
                     } else if sev == Severity::Warning {
                         msg.push_str("; it may exist only in the upstream srt-slurm clone");
                     }
-                    out.push(Finding::new("L04", sev, &file, line, msg).fix(format!("add `{}` or point CONFIG_FILE at an existing recipe", x.local_path)));
+                    out.push(Finding::new("L04", sev, &file, line, msg).fix(format!(
+                        "add `{}` or point CONFIG_FILE at an existing recipe",
+                        x.local_path
+                    )));
                 }
             }
         }

@@ -29,7 +29,10 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         Severity::Error,
                         &r.path,
                         c.line,
-                        format!("model.container `{}` differs from the image `{}` of `{}`", c.value, e.image.value, e.key),
+                        format!(
+                            "model.container `{}` differs from the image `{}` of `{}`",
+                            c.value, e.image.value, e.key
+                        ),
                     )
                     .fix(format!("set model.container to `{}`", e.image.value)),
                 );

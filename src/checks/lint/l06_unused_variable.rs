@@ -19,7 +19,9 @@ fn flags_name(name: &str) -> bool {
         return false;
     };
     !head.is_empty()
-        && head.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && head
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         && matches!(tail, "ARGS" | "FLAGS" | "OPTS" | "CONFIG" | "CMD")
 }
 

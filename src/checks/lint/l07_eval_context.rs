@@ -43,14 +43,22 @@ fn server_gets_context(facts: &ScriptFacts, s: &ServerLaunch) -> bool {
             .value
             .as_ref()
             .is_some_and(|w| w.vars.iter().any(|v| derives(facts, v, 3)))
-    }) || s.prefix_env.iter().any(|e| e.value.as_ref().is_some_and(|w| w.vars.iter().any(|v| derives(facts, v, 3))))
+    }) || s.prefix_env.iter().any(|e| {
+        e.value
+            .as_ref()
+            .is_some_and(|w| w.vars.iter().any(|v| derives(facts, v, 3)))
+    })
 }
 
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for s in ctx.scripts_in_scope() {
         let f = &s.facts;
-        let Some(setup) = f.clients.iter().find(|c| c.kind == ClientKind::SetupEvalContext) else {
+        let Some(setup) = f
+            .clients
+            .iter()
+            .find(|c| c.kind == ClientKind::SetupEvalContext)
+        else {
             continue;
         };
         for srv in &f.servers {

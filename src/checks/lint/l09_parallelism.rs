@@ -15,7 +15,12 @@ pub const RULE: Rule = Rule {
     check,
 };
 
-const TP_FLAGS: [&str; 4] = ["--tp", "--tp-size", "--tensor-parallel-size", "--tensor_parallel_size"];
+const TP_FLAGS: [&str; 4] = [
+    "--tp",
+    "--tp-size",
+    "--tensor-parallel-size",
+    "--tensor_parallel_size",
+];
 const DP_FLAGS: [&str; 3] = ["--data-parallel-size", "--dp-size", "--dp"];
 
 fn conditional_on_ep(branch: &[Arm]) -> bool {
@@ -34,7 +39,11 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             let flags = f.resolved_server_flags(srv);
             let dp_from_tp = flags.iter().any(|rf| {
                 DP_FLAGS.contains(&rf.flag.name.as_str())
-                    && rf.flag.value.as_ref().is_some_and(|w| w.vars.iter().any(|v| v == "TP"))
+                    && rf
+                        .flag
+                        .value
+                        .as_ref()
+                        .is_some_and(|w| w.vars.iter().any(|v| v == "TP"))
             });
             for rf in &flags {
                 let fl = &rf.flag;
@@ -61,7 +70,11 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     );
                 }
                 if fl.name == "--enable-expert-parallel" {
-                    let branch = if rf.via.is_empty() { &srv.branch } else { &rf.branch };
+                    let branch = if rf.via.is_empty() {
+                        &srv.branch
+                    } else {
+                        &rf.branch
+                    };
                     if !conditional_on_ep(branch) && !conditional_on_ep(&srv.branch) {
                         out.push(
                             Finding::new(

@@ -53,7 +53,9 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for s in ctx.scripts_in_scope() {
         for srv in &s.facts.servers {
-            let Some(data) = engine_data(ctx, srv.engine) else { continue };
+            let Some(data) = engine_data(ctx, srv.engine) else {
+                continue;
+            };
             for rf in s.facts.resolved_server_flags(srv) {
                 let fl = &rf.flag;
                 if !fl.name.starts_with("--") {
@@ -75,8 +77,12 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         }
     }
     for r in ctx.recipes_in_scope() {
-        let Some(engine) = r.engine.as_ref().map(|e| e.value.clone()) else { continue };
-        let Some(data) = ctx.input.data.engine(&engine) else { continue };
+        let Some(engine) = r.engine.as_ref().map(|e| e.value.clone()) else {
+            continue;
+        };
+        let Some(data) = ctx.input.data.engine(&engine) else {
+            continue;
+        };
         for role in &r.roles {
             for a in &role.args {
                 if let Some(full) = expands(data, &a.key) {

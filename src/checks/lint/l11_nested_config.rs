@@ -19,7 +19,12 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for s in ctx.scripts_in_scope() {
         let f = &s.facts;
-        for srv in f.servers.iter().filter(|s| matches!(s.engine, Engine::Vllm | Engine::Dynamo(crate::recipe::script::DynamoBackend::Vllm))) {
+        for srv in f.servers.iter().filter(|s| {
+            matches!(
+                s.engine,
+                Engine::Vllm | Engine::Dynamo(crate::recipe::script::DynamoBackend::Vllm)
+            )
+        }) {
             let flags = f.resolved_server_flags(srv);
             // config name (underscore form) → (blob line, dotted lines)
             let mut forms: BTreeMap<String, (Option<usize>, Vec<usize>)> = BTreeMap::new();
@@ -44,7 +49,11 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     }
                 } else {
                     let norm = fl.key().replace('-', "_");
-                    if norm.ends_with("_config") && fl.value_text().is_some_and(|v| v.trim_start().starts_with('{')) {
+                    if norm.ends_with("_config")
+                        && fl
+                            .value_text()
+                            .is_some_and(|v| v.trim_start().starts_with('{'))
+                    {
                         forms.entry(norm).or_default().0 = Some(fl.line);
                     }
                 }

@@ -58,7 +58,11 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         let path = req.spec.trim_start_matches("-r").trim();
                         match ctx.input.head_text(path) {
                             Some(t) => t.lines().map(str::trim).any(|l| {
-                                !l.is_empty() && !l.starts_with('#') && !l.starts_with('-') && !l.contains("==") && !l.contains('@')
+                                !l.is_empty()
+                                    && !l.starts_with('#')
+                                    && !l.starts_with('-')
+                                    && !l.contains("==")
+                                    && !l.contains('@')
                             }),
                             None => true,
                         }
@@ -69,20 +73,36 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     continue;
                 }
                 let name = req.name.clone().unwrap_or_else(|| req.spec.clone());
-                let serving = data.serving_packages.iter().any(|p| norm(p) == norm(&name)) || server_names(f, &name);
-                let sev = if before_server && serving { Severity::Error } else { Severity::Warning };
+                let serving = data.serving_packages.iter().any(|p| norm(p) == norm(&name))
+                    || server_names(f, &name);
+                let sev = if before_server && serving {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
                 let why = if sev == Severity::Error {
                     "before the server starts, into the serving process, so every run may serve with a different version"
                 } else {
                     "so every run may get a different version"
                 };
                 let fix = match req.kind {
-                    RequirementKind::Editable => "`git checkout <40-hex commit>` before the editable install".to_string(),
-                    RequirementKind::RequirementsFile => format!("pin every line of `{}` with ==", req.spec),
+                    RequirementKind::Editable => {
+                        "`git checkout <40-hex commit>` before the editable install".to_string()
+                    }
+                    RequirementKind::RequirementsFile => {
+                        format!("pin every line of `{}` with ==", req.spec)
+                    }
                     _ => format!("pin it: `{name}==<version>` (or `git+…@<commit>`)"),
                 };
                 out.push(
-                    Finding::new("L12", sev, &f.path, req.line, format!("`{}` is installed unpinned {why}", req.spec)).fix(fix),
+                    Finding::new(
+                        "L12",
+                        sev,
+                        &f.path,
+                        req.line,
+                        format!("`{}` is installed unpinned {why}", req.spec),
+                    )
+                    .fix(fix),
                 );
             }
         }

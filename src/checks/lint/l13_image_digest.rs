@@ -28,7 +28,10 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 Severity::Info,
                 &e.file,
                 line,
-                format!("`{}` pins image tag `{tag}`, which looks immutable but is not a digest", e.key),
+                format!(
+                    "`{}` pins image tag `{tag}`, which looks immutable but is not a digest",
+                    e.key
+                ),
             )
         } else {
             Finding::new(
@@ -36,7 +39,10 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 Severity::Warning,
                 &e.file,
                 line,
-                format!("`{}` uses the moving tag `{tag}`; a rerun may measure a different image", e.key),
+                format!(
+                    "`{}` uses the moving tag `{tag}`; a rerun may measure a different image",
+                    e.key
+                ),
             )
         };
         out.push(f.fix(format!("pin `{}@sha256:<digest>`", i.text)));

@@ -33,7 +33,10 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     Severity::Error,
                     &e.file,
                     e.image.pos.line as usize,
-                    format!("image `{raw}` of `{}` {why}; others cannot pull it to reproduce the run", e.key),
+                    format!(
+                        "image `{raw}` of `{}` {why}; others cannot pull it to reproduce the run",
+                        e.key
+                    ),
                 )
                 .fix("use a public registry reference (`namespace/name:tag@sha256:…`)"),
             );

@@ -25,24 +25,40 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         } else {
             continue;
         };
-        let sku = e.key.split('-').nth(2).unwrap_or_else(|| sku_of(&e.runner.value)).to_string();
+        let sku = e
+            .key
+            .split('-')
+            .nth(2)
+            .unwrap_or_else(|| sku_of(&e.runner.value))
+            .to_string();
         if !d.established_skus.iter().any(|s| *s == sku) {
             continue;
         }
         let i = ImageRef::parse(&e.image.value);
-        if i.hub_namespace().is_some_and(|n| namespaces.iter().any(|x| x == n)) {
+        if i.hub_namespace()
+            .is_some_and(|n| namespaces.iter().any(|x| x == n))
+        {
             continue;
         }
-        let want = namespaces.iter().map(|n| format!("{n}/*")).collect::<Vec<_>>().join(" or ");
+        let want = namespaces
+            .iter()
+            .map(|n| format!("{n}/*"))
+            .collect::<Vec<_>>()
+            .join(" or ");
         out.push(
             Finding::new(
                 "L15",
                 Severity::Error,
                 &e.file,
                 e.image.pos.line as usize,
-                format!("`{}` ({fw}) on established SKU {sku} uses the non-upstream image `{}`", e.key, e.image.value),
+                format!(
+                    "`{}` ({fw}) on established SKU {sku} uses the non-upstream image `{}`",
+                    e.key, e.image.value
+                ),
             )
-            .fix(format!("use an upstream image ({want} on Docker Hub), or document a new-hardware exception")),
+            .fix(format!(
+                "use an upstream image ({want} on Docker Hub), or document a new-hardware exception"
+            )),
         );
     }
     out

@@ -26,7 +26,9 @@ fn classify(link: &str, repo: &str, placeholders: &[String]) -> Link {
     }
     let prefix = format!("https://github.com/{repo}/pull/");
     match link.strip_prefix(&prefix) {
-        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => n.parse().map_or(Link::Other, Link::Pr),
+        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            n.parse().map_or(Link::Other, Link::Pr)
+        }
         Some(n) if placeholders.iter().any(|p| p == n) => Link::Placeholder,
         _ => Link::Other,
     }
@@ -38,13 +40,29 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let path = cfg.paths.changelog.as_str();
     let mut out = Vec::new();
     let new_entries = ctx.new_changelog_entries();
-    let master_changed = cfg.paths.master_configs.iter().any(|m| ctx.input.is_changed(m));
-    if master_changed && new_entries.is_empty() && (!ctx.direct_keys().is_empty() || !ctx.removed_keys.is_empty()) {
+    let master_changed = cfg
+        .paths
+        .master_configs
+        .iter()
+        .any(|m| ctx.input.is_changed(m));
+    if master_changed
+        && new_entries.is_empty()
+        && (!ctx.direct_keys().is_empty() || !ctx.removed_keys.is_empty())
+    {
         let (file, line) = ctx
             .direct_keys()
             .first()
             .map(|e| ctx.key_loc(e))
-            .unwrap_or_else(|| (cfg.paths.master_configs.first().cloned().unwrap_or_default(), 1));
+            .unwrap_or_else(|| {
+                (
+                    cfg.paths
+                        .master_configs
+                        .first()
+                        .cloned()
+                        .unwrap_or_default(),
+                    1,
+                )
+            });
         out.push(
             Finding::new("L16", Severity::Error, &file, line, "the master config changed but perf-changelog.yaml has no new entry, so no sweep is triggered")
                 .fix(format!("append an entry naming the changed keys at the end of {path}")),
@@ -81,21 +99,34 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                             link.line,
                             format!("pr-link points at #{n}, but this is PR #{pr}"),
                         )
-                        .fix(format!("pr-link: https://github.com/{}/pull/{pr}", d.repository)),
+                        .fix(format!(
+                            "pr-link: https://github.com/{}/pull/{pr}",
+                            d.repository
+                        )),
                     );
                 }
             }
             Link::Placeholder => {
-                let sev = if ctx.input.pr.is_some() { Severity::Warning } else { Severity::Error };
+                let sev = if ctx.input.pr.is_some() {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                };
                 let mut f = Finding::new(
                     "L16",
                     sev,
                     path,
                     link.line,
-                    format!("pr-link is the placeholder `{}`; it must name this PR before merge", link.value),
+                    format!(
+                        "pr-link is the placeholder `{}`; it must name this PR before merge",
+                        link.value
+                    ),
                 );
                 if let Some(pr) = ctx.input.pr {
-                    f = f.fix(format!("pr-link: https://github.com/{}/pull/{pr}", d.repository));
+                    f = f.fix(format!(
+                        "pr-link: https://github.com/{}/pull/{pr}",
+                        d.repository
+                    ));
                 }
                 out.push(f);
             }
@@ -105,10 +136,16 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     Severity::Error,
                     path,
                     link.line,
-                    format!("pr-link `{}` is not a canonical `https://github.com/{}/pull/<n>` link", link.value, d.repository),
+                    format!(
+                        "pr-link `{}` is not a canonical `https://github.com/{}/pull/<n>` link",
+                        link.value, d.repository
+                    ),
                 );
                 if let Some(pr) = ctx.input.pr {
-                    f = f.fix(format!("pr-link: https://github.com/{}/pull/{pr}", d.repository));
+                    f = f.fix(format!(
+                        "pr-link: https://github.com/{}/pull/{pr}",
+                        d.repository
+                    ));
                 }
                 out.push(f);
             }

@@ -22,16 +22,19 @@ pub const RULE: Rule = Rule {
 
 static TP: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bTP(\d+)\b").expect("literal regex"));
 static EP: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bEP(\d+)\b").expect("literal regex"));
-static DP_ATTN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\b(dp[- ]attention|dp[- ]attn|attention[- ]dp)\b").expect("literal regex"));
-const SUBJECT: &str = r"prefix[- ]caching|radix[- ]cache|speculative[- ]decoding|spec[- ]decoding|MTP|EAGLE";
+static DP_ATTN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(dp[- ]attention|dp[- ]attn|attention[- ]dp)\b").expect("literal regex")
+});
+const SUBJECT: &str =
+    r"prefix[- ]caching|radix[- ]cache|speculative[- ]decoding|spec[- ]decoding|MTP|EAGLE";
 static STATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
         r"(?i)((?:{SUBJECT})(?:\s*(?:,|and|&|\+)\s*(?:{SUBJECT}))*)\s+(?:are\s+|is\s+|were\s+|was\s+)?(disabled|off|enabled|on)\b"
     ))
     .expect("literal regex")
 });
-static SUBJECTS: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("(?i){SUBJECT}")).expect("literal regex"));
+static SUBJECTS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!("(?i){SUBJECT}")).expect("literal regex"));
 static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b([a-z0-9][a-z0-9.-]*(?:[/#][a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*(?:@sha256:[0-9a-f]{64})?)")
         .expect("literal regex")
@@ -41,7 +44,10 @@ static AL_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
         .expect("literal regex")
 });
 static K_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:num_speculative_tokens\W{0,3}|\bK\s*=\s*|num-steps\s*)(\d+)|\b(\d+) draft tokens").expect("literal regex")
+    Regex::new(
+        r"(?i)(?:num_speculative_tokens\W{0,3}|\bK\s*=\s*|num-steps\s*)(\d+)|\b(\d+) draft tokens",
+    )
+    .expect("literal regex")
 });
 static AL_SHIPPED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(synthetic_acceptance_length|SGLANG_SIMULATE_ACC_LEN|SYNTHETIC_ACCEPTANCE_LENGTH|--spec-decode-acceptance-length|TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS)["']?\s*[:= ]\s*["']?(\d+(?:\.\d+)?)"#)
@@ -52,8 +58,15 @@ static K_SHIPPED: LazyLock<Regex> = LazyLock::new(|| {
         .expect("literal regex")
 });
 
-
-const NEGATIONS: [&str; 7] = ["not carried over", "drop", "instead of", "replace", "no longer", "removed", "previously"];
+const NEGATIONS: [&str; 7] = [
+    "not carried over",
+    "drop",
+    "instead of",
+    "replace",
+    "no longer",
+    "removed",
+    "previously",
+];
 
 struct Shipped {
     tp: BTreeSet<i64>,
@@ -108,7 +121,10 @@ fn shipped(ctx: &Context<'_>, keys: &[String]) -> Shipped {
         if super::spec::spec_line(t).is_some() {
             s.spec = true;
         }
-        if t.contains("--disable-radix-cache") || t.contains("--no-enable-prefix-caching") || t.contains("disable-radix-cache: true") {
+        if t.contains("--disable-radix-cache")
+            || t.contains("--no-enable-prefix-caching")
+            || t.contains("disable-radix-cache: true")
+        {
             s.prefix_caching = false;
         }
         if t.contains("--enable-dp-attention") || t.contains("enable-dp-attention: true") {
@@ -132,15 +148,24 @@ fn shipped(ctx: &Context<'_>, keys: &[String]) -> Shipped {
 }
 
 fn warn(path: &str, line: usize, msg: String) -> Finding {
-    Finding::new("L17", Severity::Warning, path, line, msg).fix("make the description say what the config ships")
+    Finding::new("L17", Severity::Warning, path, line, msg)
+        .fix("make the description say what the config ships")
 }
 
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let path = ctx.input.config.paths.changelog.clone();
     let mut out = Vec::new();
-    let all_keys: Vec<String> = ctx.head_master.as_ref().map(|m| m.keys().map(String::from).collect()).unwrap_or_default();
+    let all_keys: Vec<String> = ctx
+        .head_master
+        .as_ref()
+        .map(|m| m.keys().map(String::from).collect())
+        .unwrap_or_default();
     for entry in ctx.new_changelog_entries() {
-        let keys: Vec<String> = all_keys.iter().filter(|k| entry.selects(k)).cloned().collect();
+        let keys: Vec<String> = all_keys
+            .iter()
+            .filter(|k| entry.selects(k))
+            .cloned()
+            .collect();
         if keys.is_empty() {
             continue;
         }
@@ -150,7 +175,11 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             let text = d.value.as_str();
             let lower = text.to_ascii_lowercase();
             let negated = NEGATIONS.iter().any(|n| lower.contains(n));
-            let hard = if negated { Severity::Warning } else { Severity::Error };
+            let hard = if negated {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
             // Hard identifiers.
             for c in IMAGE.captures_iter(text) {
                 let claim = ImageRef::parse(&c[1]);
@@ -158,13 +187,27 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     continue;
                 }
                 let ok = s.images.iter().any(|i| {
-                    if claim.digest.is_some() { i.text == claim.text } else { i.same_repo_tag(&claim) }
+                    if claim.digest.is_some() {
+                        i.text == claim.text
+                    } else {
+                        i.same_repo_tag(&claim)
+                    }
                 });
                 if !ok {
                     let shipped: Vec<&str> = s.images.iter().map(|i| i.text.as_str()).collect();
                     out.push(
-                        Finding::new("L17", hard, &path, d.line, format!("the description names image `{}`, but {names} ships `{}`", &c[1], shipped.join("`, `")))
-                            .fix("name the image the config pins"),
+                        Finding::new(
+                            "L17",
+                            hard,
+                            &path,
+                            d.line,
+                            format!(
+                                "the description names image `{}`, but {names} ships `{}`",
+                                &c[1],
+                                shipped.join("`, `")
+                            ),
+                        )
+                        .fix("name the image the config pins"),
                     );
                 }
             }
@@ -177,18 +220,43 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                             hard,
                             &path,
                             d.line,
-                            format!("the description claims AL {v}, but the shipped files pin {}", s.als.iter().map(|a| format!("{a}")).collect::<Vec<_>>().join(", ")),
+                            format!(
+                                "the description claims AL {v}, but the shipped files pin {}",
+                                s.als
+                                    .iter()
+                                    .map(|a| format!("{a}"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
                         )
                         .fix("quote the AL the files pin"),
                     );
                 }
             }
             for c in K_CLAIM.captures_iter(text) {
-                let Some(v) = c.get(1).or_else(|| c.get(2)).and_then(|m| m.as_str().parse::<u64>().ok()) else { continue };
+                let Some(v) = c
+                    .get(1)
+                    .or_else(|| c.get(2))
+                    .and_then(|m| m.as_str().parse::<u64>().ok())
+                else {
+                    continue;
+                };
                 if !s.ks.is_empty() && !s.ks.contains(&v) {
                     out.push(
-                        Finding::new("L17", hard, &path, d.line, format!("the description claims K={v}, but the shipped files use K={}", s.ks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")))
-                            .fix("quote the draft length the files use"),
+                        Finding::new(
+                            "L17",
+                            hard,
+                            &path,
+                            d.line,
+                            format!(
+                                "the description claims K={v}, but the shipped files use K={}",
+                                s.ks.iter()
+                                    .map(u64::to_string)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        )
+                        .fix("quote the draft length the files use"),
                     );
                 }
             }
@@ -201,23 +269,43 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     && !s.tp.is_empty()
                     && !s.tp.contains(&v)
                 {
-                    out.push(warn(&path, d.line, format!("the description claims TP{v}, but {names} searches tp {}", join(&s.tp))));
+                    out.push(warn(
+                        &path,
+                        d.line,
+                        format!(
+                            "the description claims TP{v}, but {names} searches tp {}",
+                            join(&s.tp)
+                        ),
+                    ));
                 }
             }
             for c in EP.captures_iter(text) {
                 if let Ok(v) = c[1].parse::<i64>()
                     && !s.ep.contains(&v)
                 {
-                    out.push(warn(&path, d.line, format!("the description claims EP{v}, but {names} searches ep {}", join(&s.ep))));
+                    out.push(warn(
+                        &path,
+                        d.line,
+                        format!(
+                            "the description claims EP{v}, but {names} searches ep {}",
+                            join(&s.ep)
+                        ),
+                    ));
                 }
             }
             if let Some(m) = DP_ATTN.find(text) {
                 let before = lower[..m.start()].trim_end();
-                let off = before.ends_with("no") || before.ends_with("without") || lower[m.end()..].trim_start().starts_with("disabled");
+                let off = before.ends_with("no")
+                    || before.ends_with("without")
+                    || lower[m.end()..].trim_start().starts_with("disabled");
                 if !off && !s.dp_attn {
                     out.push(warn(&path, d.line, format!("the description claims dp-attention, but {names} enables no DP attention (dp-attn false, no --enable-dp-attention)")));
                 } else if off && s.dp_attn {
-                    out.push(warn(&path, d.line, format!("the description says dp-attention is off, but {names} enables it")));
+                    out.push(warn(
+                        &path,
+                        d.line,
+                        format!("the description says dp-attention is off, but {names} enables it"),
+                    ));
                 }
             }
             for c in STATE.captures_iter(text) {
@@ -233,11 +321,19 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                             )));
                         }
                     } else if on != s.spec {
-                        out.push(warn(&path, d.line, format!(
-                            "the description says speculative decoding is {}, but {}",
-                            if on { "enabled" } else { "disabled" },
-                            if s.spec { "the shipped config/scripts enable it" } else { "the shipped config/scripts do not use it" }
-                        )));
+                        out.push(warn(
+                            &path,
+                            d.line,
+                            format!(
+                                "the description says speculative decoding is {}, but {}",
+                                if on { "enabled" } else { "disabled" },
+                                if s.spec {
+                                    "the shipped config/scripts enable it"
+                                } else {
+                                    "the shipped config/scripts do not use it"
+                                }
+                            ),
+                        ));
                     }
                 }
             }

@@ -25,7 +25,10 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     Severity::Error,
                     &e.file,
                     e.pos.line as usize,
-                    format!("key `{}` starts with `{first}`, but its model-prefix is `{prefix}`", e.key),
+                    format!(
+                        "key `{}` starts with `{first}`, but its model-prefix is `{prefix}`",
+                        e.key
+                    ),
                 )
                 .fix(format!("start the key with `{prefix}-`")),
             );

@@ -5,7 +5,9 @@
 
 use super::context::{Context, arms, settings};
 use super::{Finding, Rule, Severity};
-use crate::recipe::golden::{self, Decoded, DraftMethod, Lookup, Query, ThinkingMode, VllmSpecConfig};
+use crate::recipe::golden::{
+    self, Decoded, DraftMethod, Lookup, Query, ThinkingMode, VllmSpecConfig,
+};
 use crate::recipe::launcher::Scenario;
 use crate::recipe::script::{ScriptFacts, ServerLaunch};
 
@@ -42,7 +44,9 @@ fn substitute(f: &ScriptFacts, text: &str, line: usize, srv: &ServerLaunch) -> S
             continue;
         }
         if let Some(v) = f.resolve(n, line, &srv.branch).and_then(|a| a.literal()) {
-            out = out.replace(&format!("${{{n}}}"), &v).replace(&format!("${n}"), &v);
+            out = out
+                .replace(&format!("${{{n}}}"), &v)
+                .replace(&format!("${n}"), &v);
         }
     }
     out
@@ -50,12 +54,22 @@ fn substitute(f: &ScriptFacts, text: &str, line: usize, srv: &ServerLaunch) -> S
 
 /// Every value `--speculative-config` can take: a variable is followed into
 /// each of its assignments (one per `if`/`else` arm), with that line.
-fn spec_configs(f: &ScriptFacts, srv: &ServerLaunch, flags: &[crate::recipe::script::ResolvedFlag]) -> Vec<(String, usize)> {
+fn spec_configs(
+    f: &ScriptFacts,
+    srv: &ServerLaunch,
+    flags: &[crate::recipe::script::ResolvedFlag],
+) -> Vec<(String, usize)> {
     let mut out = Vec::new();
-    for rf in flags.iter().filter(|rf| rf.flag.name == "--speculative-config") {
+    for rf in flags
+        .iter()
+        .filter(|rf| rf.flag.name == "--speculative-config")
+    {
         let Some(w) = &rf.flag.value else { continue };
         let t = w.text.trim();
-        let var = t.strip_prefix("${").and_then(|x| x.strip_suffix('}')).or_else(|| t.strip_prefix('$'));
+        let var = t
+            .strip_prefix("${")
+            .and_then(|x| x.strip_suffix('}'))
+            .or_else(|| t.strip_prefix('$'));
         match var.filter(|v| v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
             Some(v) => {
                 for a in f.candidates(v, rf.flag.line, &srv.branch) {
@@ -69,7 +83,10 @@ fn spec_configs(f: &ScriptFacts, srv: &ServerLaunch, flags: &[crate::recipe::scr
 }
 
 fn thinking<'a>(signals: impl IntoIterator<Item = (&'a str, String)>) -> Option<ThinkingMode> {
-    let modes: Vec<ThinkingMode> = signals.into_iter().filter_map(|(k, v)| golden::thinking_signal(k, &v)).collect();
+    let modes: Vec<ThinkingMode> = signals
+        .into_iter()
+        .filter_map(|(k, v)| golden::thinking_signal(k, &v))
+        .collect();
     golden::resolve_thinking(modes).ok()
 }
 
@@ -80,7 +97,10 @@ pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
         .data
         .injector_frameworks
         .iter()
-        .map(|f| golden::Injector { framework: f.clone(), length: golden::LengthSource::Explicit })
+        .map(|f| golden::Injector {
+            framework: f.clone(),
+            length: golden::LengthSource::Explicit,
+        })
         .collect();
     for e in ctx.all_changed() {
         let agentic = !e.scenarios.agentic_coding.items().is_empty();
@@ -94,7 +114,11 @@ pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
                 continue;
             }
             let items = settings(s);
-            let Decoded::Simulated(sim) = golden::runner_injected(&e.framework.value, items.iter().map(String::as_str), &injectors) else {
+            let Decoded::Simulated(sim) = golden::runner_injected(
+                &e.framework.value,
+                items.iter().map(String::as_str),
+                &injectors,
+            ) else {
                 continue;
             };
             let line = super::context::settings_at(s)
@@ -102,12 +126,16 @@ pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
                 .find(|(t, _)| t.starts_with("SYNTHETIC_ACCEPTANCE_LENGTH"))
                 .map_or(e.pos.line as usize, |(_, l)| l);
             for r in ctx.recipes_of(&e.key) {
-                let Some(role) = r.serving_role() else { continue };
+                let Some(role) = r.serving_role() else {
+                    continue;
+                };
                 let mut k = sim.k;
                 let mut method = DraftMethod::Mtp;
                 let mut sampling = None;
                 let mut draft = None;
-                if let Some(sc) = role.arg("speculative-config").or_else(|| role.arg("speculative_config"))
+                if let Some(sc) = role
+                    .arg("speculative-config")
+                    .or_else(|| role.arg("speculative_config"))
                     && let Ok(v) = VllmSpecConfig::parse(&sc.text())
                 {
                     k = k.or(v.k).or(Some(2));
@@ -129,7 +157,11 @@ pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
                     .iter()
                     .chain(role.args.iter())
                     .map(|s| (s.key.as_str(), s.text()))
-                    .chain(items.iter().filter_map(|i| i.split_once('=').map(|(a, b)| (a, b.to_string()))));
+                    .chain(
+                        items
+                            .iter()
+                            .filter_map(|i| i.split_once('=').map(|(a, b)| (a, b.to_string()))),
+                    );
                 out.push(Pair {
                     key: e.key.clone(),
                     prefix: prefix.clone(),
@@ -151,25 +183,40 @@ pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
             for srv in &f.servers {
                 let flags = f.resolved_server_flags(srv);
                 let value = |name: &str| {
-                    flags
-                        .iter()
-                        .find(|rf| rf.flag.name == name)
-                        .and_then(|rf| rf.flag.value.as_ref().map(|w| (substitute(f, &w.text, rf.flag.line, srv), rf.flag.line)))
+                    flags.iter().find(|rf| rf.flag.name == name).and_then(|rf| {
+                        rf.flag
+                            .value
+                            .as_ref()
+                            .map(|w| (substitute(f, &w.text, rf.flag.line, srv), rf.flag.line))
+                    })
                 };
                 let env: Vec<(String, String, usize)> = f
                     .env
                     .iter()
-                    .filter_map(|v| v.value.as_ref().map(|w| (v.name.clone(), substitute(f, &w.text, v.line, srv), v.line)))
+                    .filter_map(|v| {
+                        v.value
+                            .as_ref()
+                            .map(|w| (v.name.clone(), substitute(f, &w.text, v.line, srv), v.line))
+                    })
                     .collect();
                 let signals: Vec<(&str, String)> = env
                     .iter()
                     .map(|(k, v, _)| (k.as_str(), v.clone()))
-                    .chain(flags.iter().filter_map(|rf| rf.flag.value.as_ref().map(|w| (rf.flag.key(), w.text.clone()))))
+                    .chain(flags.iter().filter_map(|rf| {
+                        rf.flag
+                            .value
+                            .as_ref()
+                            .map(|w| (rf.flag.key(), w.text.clone()))
+                    }))
                     .collect();
                 let mode = thinking(signals);
                 for (json, line) in spec_configs(f, srv, &flags) {
-                    let Ok(v) = VllmSpecConfig::parse(&json) else { continue };
-                    let (Decoded::Simulated(sim), Some(k)) = (v.decoded(), v.k) else { continue };
+                    let Ok(v) = VllmSpecConfig::parse(&json) else {
+                        continue;
+                    };
+                    let (Decoded::Simulated(sim), Some(k)) = (v.decoded(), v.k) else {
+                        continue;
+                    };
                     out.push(Pair {
                         key: e.key.clone(),
                         prefix: prefix.clone(),
@@ -178,7 +225,10 @@ pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
                         k,
                         al: sim.al,
                         tolerance: sim.tolerance,
-                        method: v.method.as_deref().map_or(DraftMethod::Mtp, DraftMethod::parse),
+                        method: v
+                            .method
+                            .as_deref()
+                            .map_or(DraftMethod::Mtp, DraftMethod::parse),
                         sampling: v.sampling(),
                         draft_model: v.model.clone(),
                         mode,
@@ -189,13 +239,17 @@ pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
                     && let Some((steps, _)) = value("--speculative-num-steps")
                     && let Ok(k) = steps.trim().parse::<u32>()
                 {
-                    let line = env.iter().find(|(k, _, _)| k == "SGLANG_SIMULATE_ACC_LEN").map_or(srv.line, |x| x.2);
-                    let method = value("--speculative-algorithm").map_or(DraftMethod::Mtp, |(m, _)| {
-                        match DraftMethod::parse(&m) {
-                            DraftMethod::Eagle if prefix != "minimaxm3" => DraftMethod::Mtp,
-                            other => other,
-                        }
-                    });
+                    let line = env
+                        .iter()
+                        .find(|(k, _, _)| k == "SGLANG_SIMULATE_ACC_LEN")
+                        .map_or(srv.line, |x| x.2);
+                    let method =
+                        value("--speculative-algorithm").map_or(DraftMethod::Mtp, |(m, _)| {
+                            match DraftMethod::parse(&m) {
+                                DraftMethod::Eagle if prefix != "minimaxm3" => DraftMethod::Mtp,
+                                other => other,
+                            }
+                        });
                     out.push(Pair {
                         key: e.key.clone(),
                         prefix: prefix.clone(),
@@ -231,13 +285,17 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in pairs(ctx) {
         let mode = p.mode.unwrap_or(ThinkingMode::On);
-        let Lookup::Found { curve, cell } = lookup(ctx, &p, mode) else { continue };
+        let Lookup::Found { curve, cell } = lookup(ctx, &p, mode) else {
+            continue;
+        };
         if (p.al - cell.al).abs() < p.tolerance {
             continue;
         }
         // Thinking off pinned with the thinking_on value is L27's.
         if mode == ThinkingMode::Off
-            && lookup(ctx, &p, ThinkingMode::On).al().is_some_and(|on| (p.al - on).abs() < p.tolerance)
+            && lookup(ctx, &p, ThinkingMode::On)
+                .al()
+                .is_some_and(|on| (p.al - on).abs() < p.tolerance)
         {
             continue;
         }
@@ -258,7 +316,10 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     cell.al
                 ),
             )
-            .fix(format!("pin {} (or change K to the one the AL was collected at)", cell.al)),
+            .fix(format!(
+                "pin {} (or change K to the one the AL was collected at)",
+                cell.al
+            )),
         );
     }
     out

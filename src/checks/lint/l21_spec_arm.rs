@@ -21,7 +21,9 @@ fn concs(s: &SearchEntry) -> Vec<i64> {
     if let Some(l) = s.nonempty_conc_list() {
         return l.to_vec();
     }
-    let (Some(a), Some(b)) = (&s.conc_start, &s.conc_end) else { return Vec::new() };
+    let (Some(a), Some(b)) = (&s.conc_start, &s.conc_end) else {
+        return Vec::new();
+    };
     let mut v = Vec::new();
     let mut c = a.value.max(1);
     while c <= b.value && v.len() < 64 {
@@ -36,13 +38,17 @@ fn concs(s: &SearchEntry) -> Vec<i64> {
 
 fn k_var(name: &str) -> bool {
     let n = name.to_ascii_uppercase();
-    (n.contains("SPEC") || n.contains("MTP") || n.contains("DRAFT")) && (n.contains("TOKENS") || n.contains("STEPS") || n.ends_with("_K"))
+    (n.contains("SPEC") || n.contains("MTP") || n.contains("DRAFT"))
+        && (n.contains("TOKENS") || n.contains("STEPS") || n.ends_with("_K"))
 }
 
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for e in ctx.all_changed() {
-        let mtp: Vec<&SearchEntry> = e.search_entries().filter(|s| s.spec_decoding().as_str() == "mtp").collect();
+        let mtp: Vec<&SearchEntry> = e
+            .search_entries()
+            .filter(|s| s.spec_decoding().as_str() == "mtp")
+            .collect();
         if mtp.is_empty() {
             continue;
         }
@@ -55,18 +61,28 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 let zero_k = k_var(&a.name) && a.literal().as_deref() == Some("0");
                 let dropped = a.name.contains("SPEC")
                     && a.name.ends_with("ARGS")
-                    && (matches!(a.value, AssignedValue::Empty) || matches!(&a.value, AssignedValue::Array(v) if v.is_empty()));
+                    && (matches!(a.value, AssignedValue::Empty)
+                        || matches!(&a.value, AssignedValue::Array(v) if v.is_empty()));
                 if !zero_k && !dropped {
                     continue;
                 }
-                let hit: Vec<i64> = match a.branch.iter().rev().find_map(|arm| conc_predicate(&arm.condition)) {
+                let hit: Vec<i64> = match a
+                    .branch
+                    .iter()
+                    .rev()
+                    .find_map(|arm| conc_predicate(&arm.condition))
+                {
                     Some(p) => conc.iter().copied().filter(|c| p(*c)).collect(),
                     None => conc.iter().copied().collect(),
                 };
                 if hit.is_empty() {
                     continue;
                 }
-                let what = if zero_k { format!("sets `{}=0`", a.name) } else { format!("empties `{}`", a.name) };
+                let what = if zero_k {
+                    format!("sets `{}=0`", a.name)
+                } else {
+                    format!("empties `{}`", a.name)
+                };
                 out.push(
                     Finding::new(
                         "L21",

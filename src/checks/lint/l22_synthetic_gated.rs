@@ -20,7 +20,10 @@ const ENV_KNOBS: [&str; 4] = [
     "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS",
     "SYNTHETIC_ACCEPTANCE",
 ];
-const FLAG_KNOBS: [&str; 2] = ["--spec-decode-acceptance-length", "--spec-decode-acceptance-rate"];
+const FLAG_KNOBS: [&str; 2] = [
+    "--spec-decode-acceptance-length",
+    "--spec-decode-acceptance-rate",
+];
 
 fn finding(path: &str, line: usize, what: &str) -> Finding {
     Finding::new(
@@ -44,9 +47,15 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         }
         for a in &f.assignments {
             let t = a.value_text();
-            let synthetic = t.contains("synthetic_acceptance_length") || (ENV_KNOBS.contains(&a.name.as_str()) && !a.exported);
-            if synthetic && !gated_by_not_eval(&a.branch) && !f.env.iter().any(|v| v.line == a.line) {
-                out.push(finding(&f.path, a.line, &format!("`{}` (synthetic acceptance)", a.name)));
+            let synthetic = t.contains("synthetic_acceptance_length")
+                || (ENV_KNOBS.contains(&a.name.as_str()) && !a.exported);
+            if synthetic && !gated_by_not_eval(&a.branch) && !f.env.iter().any(|v| v.line == a.line)
+            {
+                out.push(finding(
+                    &f.path,
+                    a.line,
+                    &format!("`{}` (synthetic acceptance)", a.name),
+                ));
             }
         }
         for srv in &f.servers {
@@ -54,9 +63,17 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 let inline = rf.via.is_empty();
                 let branch = if inline { &srv.branch } else { &rf.branch };
                 let knob = FLAG_KNOBS.contains(&rf.flag.name.as_str())
-                    || (inline && rf.flag.value_text().is_some_and(|v| v.contains("synthetic_acceptance_length")));
+                    || (inline
+                        && rf
+                            .flag
+                            .value_text()
+                            .is_some_and(|v| v.contains("synthetic_acceptance_length")));
                 if knob && !gated_by_not_eval(branch) && !gated_by_not_eval(&srv.branch) {
-                    out.push(finding(&f.path, rf.flag.line, &format!("`{}`", rf.flag.name)));
+                    out.push(finding(
+                        &f.path,
+                        rf.flag.line,
+                        &format!("`{}`", rf.flag.name),
+                    ));
                 }
             }
         }

@@ -41,11 +41,16 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     for s in ctx.scripts_in_scope() {
         let f = &s.facts;
         let name = f.path.rsplit('/').next().unwrap_or(&f.path);
-        let waived = waivers.iter().any(|(_, t)| t.contains(&f.path) || t.contains(name));
+        let waived = waivers
+            .iter()
+            .any(|(_, t)| t.contains(&f.path) || t.contains(name));
         if waived {
             continue;
         }
-        let waiver = ctx.input.pr.map_or_else(|| format!("{}<PR>.md", cfg.paths.waivers_dir), |n| format!("{}{n}.md", cfg.paths.waivers_dir));
+        let waiver = ctx.input.pr.map_or_else(
+            || format!("{}<PR>.md", cfg.paths.waivers_dir),
+            |n| format!("{}{n}.md", cfg.paths.waivers_dir),
+        );
         let mut hits: Vec<(usize, String)> = Vec::new();
         for r in &f.rewrites {
             let engine = match r.kind {
@@ -53,7 +58,10 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 _ => target_is_engine(f, r),
             };
             if engine {
-                let target = r.targets.first().map_or_else(|| r.detail.clone(), |t| t.text.clone());
+                let target = r
+                    .targets
+                    .first()
+                    .map_or_else(|| r.detail.clone(), |t| t.text.clone());
                 hits.push((r.line, format!("patches `{target}`")));
             }
         }
@@ -74,7 +82,13 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     if let Some(n) = &r.name
                         && d.engine_wheels.iter().any(|w| w.eq_ignore_ascii_case(n))
                     {
-                        hits.push((r.line, format!("installs the engine wheel `{}` before the server starts", r.spec)));
+                        hits.push((
+                            r.line,
+                            format!(
+                                "installs the engine wheel `{}` before the server starts",
+                                r.spec
+                            ),
+                        ));
                     }
                 }
             }

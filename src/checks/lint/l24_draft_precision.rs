@@ -12,7 +12,13 @@ pub const RULE: Rule = Rule {
 };
 
 fn truthy(v: &str) -> bool {
-    matches!(v.trim().trim_matches(['"', '\'']).to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
+    matches!(
+        v.trim()
+            .trim_matches(['"', '\''])
+            .to_ascii_lowercase()
+            .as_str(),
+        "1" | "true" | "yes" | "on"
+    )
 }
 
 fn finding(path: &str, line: usize, knob: &str) -> Finding {
@@ -28,7 +34,9 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         }
         let f = &s.facts;
         for v in &f.env {
-            if v.name == "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE" && v.value.as_ref().is_some_and(|w| truthy(&w.text)) {
+            if v.name == "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"
+                && v.value.as_ref().is_some_and(|w| truthy(&w.text))
+            {
                 out.push(finding(&f.path, v.line, &v.name));
             }
         }
@@ -39,9 +47,15 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 }
                 if rf.flag.name == "--speculative-config"
                     && let Some(v) = rf.flag.value_text()
-                    && serde_json::from_str::<serde_json::Value>(v).ok().is_some_and(|j| j.get("quantization").is_some())
+                    && serde_json::from_str::<serde_json::Value>(v)
+                        .ok()
+                        .is_some_and(|j| j.get("quantization").is_some())
                 {
-                    out.push(finding(&f.path, rf.flag.line, "--speculative-config quantization"));
+                    out.push(finding(
+                        &f.path,
+                        rf.flag.line,
+                        "--speculative-config quantization",
+                    ));
                 }
             }
         }
@@ -61,7 +75,9 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     out.push(finding(&r.path, a.line, &a.key));
                 }
                 if a.key == "speculative-config"
-                    && serde_json::from_str::<serde_json::Value>(&a.text()).ok().is_some_and(|j| j.get("quantization").is_some())
+                    && serde_json::from_str::<serde_json::Value>(&a.text())
+                        .ok()
+                        .is_some_and(|j| j.get("quantization").is_some())
                 {
                     out.push(finding(&r.path, a.line, "speculative-config quantization"));
                 }

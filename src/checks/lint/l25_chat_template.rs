@@ -22,16 +22,20 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         }
         // A non-`_mtp` script with spec flags that no spec config runs is
         // L08's defect (one root cause, one finding).
-        let spec_key = ctx
-            .keys_running_script(&f.path)
-            .iter()
-            .any(|e| e.search_entries().any(|s| s.spec_decoding().as_str() != "none"));
+        let spec_key = ctx.keys_running_script(&f.path).iter().any(|e| {
+            e.search_entries()
+                .any(|s| s.spec_decoding().as_str() != "none")
+        });
         if !super::spec::named_mtp(&f.path) && !spec_key {
             continue;
         }
         if ctx.is_agentic_script(&f.path) {
-            let replay = f.clients.iter().any(|c| matches!(c.kind, ClientKind::BuildReplay | ClientKind::AgenticReplay));
-            let chat = s.text.contains("/v1/chat/completions") || s.text.contains("--endpoint-type chat");
+            let replay = f
+                .clients
+                .iter()
+                .any(|c| matches!(c.kind, ClientKind::BuildReplay | ClientKind::AgenticReplay));
+            let chat =
+                s.text.contains("/v1/chat/completions") || s.text.contains("--endpoint-type chat");
             if !replay && !chat {
                 out.push(
                     Finding::new("L25", Severity::Error, &f.path, 1, "agentic spec-decode script drives raw completions: no build_replay_cmd and no chat endpoint")
@@ -40,9 +44,16 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             }
             continue;
         }
-        for c in f.clients.iter().filter(|c| c.kind == ClientKind::BenchmarkServing) {
+        for c in f
+            .clients
+            .iter()
+            .filter(|c| c.kind == ClientKind::BenchmarkServing)
+        {
             let flags = f.resolved_client_flags(c);
-            if !flags.iter().any(|rf| rf.flag.name == "--use-chat-template" || rf.flag.name == "--dsv4") {
+            if !flags
+                .iter()
+                .any(|rf| rf.flag.name == "--use-chat-template" || rf.flag.name == "--dsv4")
+            {
                 out.push(
                     Finding::new("L25", Severity::Error, &f.path, c.line, "run_benchmark_serving sends raw random tokens to a speculative-decoding server; acceptance is not representative")
                         .fix("add --use-chat-template (or --dsv4 for DeepSeek-V4)"),
@@ -55,8 +66,13 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             continue;
         }
         let b = &r.benchmark;
-        let custom_agentic = b.kind.as_ref().is_some_and(|k| k.value == "custom" || k.value == "agentx")
-            && b.command.as_ref().is_none_or(|c| c.value.contains("agentic"));
+        let custom_agentic = b
+            .kind
+            .as_ref()
+            .is_some_and(|k| k.value == "custom" || k.value == "agentx")
+            && b.command
+                .as_ref()
+                .is_none_or(|c| c.value.contains("agentic"));
         if custom_agentic {
             continue;
         }

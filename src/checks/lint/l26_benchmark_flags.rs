@@ -18,17 +18,25 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for s in ctx.scripts_in_scope() {
         let f = &s.facts;
-        for c in f.clients.iter().filter(|c| c.kind == ClientKind::BenchmarkServing) {
+        for c in f
+            .clients
+            .iter()
+            .filter(|c| c.kind == ClientKind::BenchmarkServing)
+        {
             for rf in f.resolved_client_flags(c) {
                 let n = &rf.flag.name;
                 if n.starts_with("--") && !accepted.iter().any(|a| a == n) {
-                    let close = accepted.iter().find(|a| a.starts_with(n.as_str()) || n.starts_with(a.as_str()));
+                    let close = accepted
+                        .iter()
+                        .find(|a| a.starts_with(n.as_str()) || n.starts_with(a.as_str()));
                     let mut fnd = Finding::new(
                         "L26",
                         Severity::Error,
                         &f.path,
                         rf.flag.line,
-                        format!("run_benchmark_serving does not accept `{n}`: it prints \"Unknown parameter\" and the run fails"),
+                        format!(
+                            "run_benchmark_serving does not accept `{n}`: it prints \"Unknown parameter\" and the run fails"
+                        ),
                     );
                     fnd = match close {
                         Some(a) => fnd.fix(format!("use `{a}`")),

@@ -19,16 +19,26 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     for e in ctx.all_changed() {
         for (_, s) in arms(e) {
             let items = settings_at(s);
-            let Some((_, line)) = items.iter().find(|(t, _)| t.replace(' ', "") == "SYNTHETIC_ACCEPTANCE=true") else {
+            let Some((_, line)) = items
+                .iter()
+                .find(|(t, _)| t.replace(' ', "") == "SYNTHETIC_ACCEPTANCE=true")
+            else {
                 continue;
             };
-            if !items.iter().any(|(t, _)| t.trim_start().starts_with("SYNTHETIC_ACCEPTANCE_LENGTH=")) {
+            if !items
+                .iter()
+                .any(|(t, _)| t.trim_start().starts_with("SYNTHETIC_ACCEPTANCE_LENGTH="))
+            {
                 out.push(
                     Finding::new("L28", Severity::Error, &e.file, *line, format!("`{}` sets SYNTHETIC_ACCEPTANCE=true without SYNTHETIC_ACCEPTANCE_LENGTH; the injector's fallback reference file does not exist", e.key))
                         .fix("add \"SYNTHETIC_ACCEPTANCE_LENGTH=<golden AL>\" to the same additional-settings"),
                 );
             }
-            if !d.injector_frameworks.iter().any(|f| *f == e.framework.value) {
+            if !d
+                .injector_frameworks
+                .iter()
+                .any(|f| *f == e.framework.value)
+            {
                 out.push(
                     Finding::new("L28", Severity::Error, &e.file, *line, format!("framework `{}` of `{}` has no synthetic-acceptance injector (registered: {})", e.framework.value, e.key, d.injector_frameworks.join(", ")))
                         .fix("encode the simulated AL in the recipe instead"),

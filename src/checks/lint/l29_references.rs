@@ -24,11 +24,15 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let readme = format!("{}README.md", p.golden_al_dir);
     let mut out = Vec::new();
     for c in &ctx.input.changed {
-        let doc = c.path == p.models_policy || c.path == readme || (c.path.starts_with(&p.waivers_dir) && c.path.ends_with(".md"));
+        let doc = c.path == p.models_policy
+            || c.path == readme
+            || (c.path.starts_with(&p.waivers_dir) && c.path.ends_with(".md"));
         if !doc {
             continue;
         }
-        let Some(text) = ctx.input.head_text(&c.path) else { continue };
+        let Some(text) = ctx.input.head_text(&c.path) else {
+            continue;
+        };
         for (i, line) in text.lines().enumerate() {
             for m in PATH.captures_iter(line) {
                 let cited = m[1].trim_start_matches("./");
@@ -41,8 +45,14 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 };
                 if !ctx.input.head_tree.contains(cited) && !ctx.input.head_tree.contains(&rel) {
                     out.push(
-                        Finding::new("L29", Severity::Info, &c.path, i + 1, format!("cites `{cited}`, which does not exist at this commit"))
-                            .fix("update or remove the reference"),
+                        Finding::new(
+                            "L29",
+                            Severity::Info,
+                            &c.path,
+                            i + 1,
+                            format!("cites `{cited}`, which does not exist at this commit"),
+                        )
+                        .fix("update or remove the reference"),
                     );
                 }
             }

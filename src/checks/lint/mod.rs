@@ -92,7 +92,13 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(rule: &'static str, severity: Severity, file: &str, line: usize, message: impl Into<String>) -> Self {
+    pub fn new(
+        rule: &'static str,
+        severity: Severity,
+        file: &str,
+        line: usize,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             rule,
             severity,
@@ -112,7 +118,11 @@ impl Finding {
 impl fmt::Display for Finding {
     /// `file:line: severity[Lnn] message (fix: …)`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}[{}] {}", self.file, self.line, self.severity, self.rule, self.message)?;
+        write!(
+            f,
+            "{}:{}: {}[{}] {}",
+            self.file, self.line, self.severity, self.rule, self.message
+        )?;
         if let Some(fix) = &self.fix {
             write!(f, " (fix: {fix})")?;
         }
@@ -167,9 +177,15 @@ pub fn rules() -> Vec<Rule> {
 /// The description of a rule id (`L00` included).
 pub fn rule_description(id: &str) -> Option<(&'static str, &'static str)> {
     if id == "L00" {
-        return Some(("unreadable-input", "An input file could not be parsed, so the rules that need it did not run."));
+        return Some((
+            "unreadable-input",
+            "An input file could not be parsed, so the rules that need it did not run.",
+        ));
     }
-    rules().into_iter().find(|r| r.id == id).map(|r| (r.name, r.description))
+    rules()
+        .into_iter()
+        .find(|r| r.id == id)
+        .map(|r| (r.name, r.description))
 }
 
 /// Run every rule on the context; findings sorted by severity, file, line.
@@ -179,7 +195,8 @@ pub fn run_context(ctx: &Context<'_>) -> Vec<Finding> {
         out.extend((r.check)(ctx));
     }
     out.sort_by(|a, b| {
-        (a.severity, &a.file, a.line, a.rule, &a.message).cmp(&(b.severity, &b.file, b.line, b.rule, &b.message))
+        (a.severity, &a.file, a.line, a.rule, &a.message)
+            .cmp(&(b.severity, &b.file, b.line, b.rule, &b.message))
     });
     out.dedup();
     out

@@ -34,8 +34,13 @@ pub fn spec_line(text: &str) -> Option<(usize, String)> {
             return Some((i + 1, "speculative_config".into()));
         }
         if let Some(rest) = line.split("--method").nth(1) {
-            let v = rest.trim_start_matches(['=', ' ', '"', '\'']).to_ascii_lowercase();
-            if ["mtp", "eagle3", "eagle", "dspark"].iter().any(|m| v.starts_with(m)) {
+            let v = rest
+                .trim_start_matches(['=', ' ', '"', '\''])
+                .to_ascii_lowercase();
+            if ["mtp", "eagle3", "eagle", "dspark"]
+                .iter()
+                .any(|m| v.starts_with(m))
+            {
                 return Some((i + 1, "--method".into()));
             }
         }
@@ -52,14 +57,20 @@ pub fn recipe_uses_spec(r: &SrtRecipe, text: Option<&str>) -> bool {
     }
     r.roles.iter().any(|role| {
         role.args.iter().any(|a| {
-            a.key.starts_with("speculative") || a.key == "num-speculative-tokens" || a.key.contains("max_draft_len")
+            a.key.starts_with("speculative")
+                || a.key == "num-speculative-tokens"
+                || a.key.contains("max_draft_len")
         })
     })
 }
 
 /// The script's file name says MTP (`…_mtp.sh`).
 pub fn named_mtp(path: &str) -> bool {
-    let stem = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".sh");
+    let stem = path
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .trim_end_matches(".sh");
     stem.ends_with("_mtp") || stem.contains("_mtp_")
 }
 
@@ -69,13 +80,19 @@ pub fn arm_not_eval(a: &Arm) -> bool {
     let names_eval = |s: &str| s.contains("EVAL_ONLY");
     match a.kind {
         ArmKind::If | ArmKind::Elif => {
-            names_eval(&c) && (c.contains("!=") || c.starts_with('!') || c.contains("!=\"true\"") || c.contains("-ne"))
+            names_eval(&c)
+                && (c.contains("!=")
+                    || c.starts_with('!')
+                    || c.contains("!=\"true\"")
+                    || c.contains("-ne"))
         }
-        ArmKind::Else => a
-            .preceding
-            .iter()
-            .any(|p| names_eval(p) && (p.contains("==") || p.replace(' ', "").contains("=\"true\"") || p.contains(" = "))
-                && !p.contains("!=")),
+        ArmKind::Else => a.preceding.iter().any(|p| {
+            names_eval(p)
+                && (p.contains("==")
+                    || p.replace(' ', "").contains("=\"true\"")
+                    || p.contains(" = "))
+                && !p.contains("!=")
+        }),
         ArmKind::OrElse => names_eval(&c) && !c.contains("!="),
         ArmKind::AndThen => names_eval(&c) && c.contains("!="),
         _ => false,
@@ -129,10 +146,17 @@ mod tests {
     #[test]
     fn spec_markers_skip_comments() {
         assert_eq!(spec_line("# --speculative-algorithm EAGLE\nfoo\n"), None);
-        assert_eq!(spec_line("a\n  --speculative-algo EAGLE \\\n").map(|x| x.0), Some(2));
+        assert_eq!(
+            spec_line("a\n  --speculative-algo EAGLE \\\n").map(|x| x.0),
+            Some(2)
+        );
         assert_eq!(spec_line("atom --method mtp\n").map(|x| x.0), Some(1));
-        assert!(named_mtp("benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200_mtp.sh"));
-        assert!(!named_mtp("benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200.sh"));
+        assert!(named_mtp(
+            "benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200_mtp.sh"
+        ));
+        assert!(!named_mtp(
+            "benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200.sh"
+        ));
     }
 
     #[test]

@@ -44,7 +44,13 @@ pub struct Summary {
 
 impl Summary {
     pub fn new(head_sha: &str, findings: &[Finding]) -> Self {
-        let pick = |s: Severity| findings.iter().filter(|f| f.severity == s).map(SummaryLine::from).collect();
+        let pick = |s: Severity| {
+            findings
+                .iter()
+                .filter(|f| f.severity == s)
+                .map(SummaryLine::from)
+                .collect()
+        };
         Self {
             marker: marker(head_sha),
             head_sha: head_sha.to_string(),
