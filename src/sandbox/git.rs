@@ -235,7 +235,7 @@ impl ObjectStore {
             });
         }
         // Git orders tree entries as if directory names ended with '/'.
-        entries.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+        entries.sort_by_key(sort_key);
         let mut body = Vec::new();
         for e in &entries {
             let mode = match e.kind {

@@ -134,7 +134,7 @@ async fn list_for_ref(State(s): State<Sh>, r: Req) -> ApiResult {
         .collect();
     // Newest first; `latest` keeps the newest run per (app, name), which is
     // how re-run jobs replace their earlier attempts.
-    runs.sort_by(|a, b| b.id.cmp(&a.id));
+    runs.sort_by_key(|c| std::cmp::Reverse(c.id));
     if filter == "latest" {
         let mut seen: HashMap<(u64, &str), ()> = HashMap::new();
         runs.retain(|c| seen.insert((c.app_id, c.name.as_str()), ()).is_none());
