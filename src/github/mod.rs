@@ -8,6 +8,7 @@ mod retry;
 mod source;
 
 pub use client::{Api, Credentials, GitHub, GitHubConfig, Response};
+pub use rest::checks::CheckRunReport;
 pub use rest::{IssueComment, Permission, PrFile};
 pub use retry::{RetryPolicy, Sleeper, TokioSleeper};
 pub use source::GitHubSource;

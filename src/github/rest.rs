@@ -484,6 +484,16 @@ pub mod checks {
         id: u64,
     }
 
+    /// A finished check run's result.
+    pub struct CheckRunReport<'a> {
+        pub name: &'a str,
+        pub head_sha: &'a str,
+        pub conclusion: &'a str,
+        pub title: &'a str,
+        pub summary: &'a str,
+        pub annotations: &'a [Value],
+    }
+
     impl Api {
         /// Creates a completed check run, sending `annotations` in batches of
         /// 50 (the first with the creation, the rest as updates, which
@@ -491,13 +501,16 @@ pub mod checks {
         pub async fn check_run_with_annotations(
             &self,
             repo: &RepoName,
-            name: &str,
-            head_sha: &str,
-            conclusion: &str,
-            title: &str,
-            summary: &str,
-            annotations: &[Value],
+            report: &CheckRunReport<'_>,
         ) -> Result<u64, GitHubError> {
+            let CheckRunReport {
+                name,
+                head_sha,
+                conclusion,
+                title,
+                summary,
+                annotations,
+            } = *report;
             let base = repo_path(repo)?;
             let mut batches = annotations.chunks(ANNOTATIONS_PER_REQUEST);
             let first = batches.next().unwrap_or(&[]);

@@ -181,9 +181,11 @@ impl Handler for Commands {
                 &self.services,
                 &api,
                 &ctx.store,
-                &repo,
-                ev.issue.number,
-                &branch,
+                &sweeps::PrAt {
+                    repo: &repo,
+                    pr: ev.issue.number,
+                    default_branch: &branch,
+                },
                 reply,
                 stage,
             )

@@ -4,6 +4,7 @@
 use super::{Services, guide::touches_recipes, publish, repo_config, repo_of};
 use crate::checks::lint::{self, LintInput, Severity, summary};
 use crate::events::{Event, Handler, HandlerError, JobContext};
+use crate::github::CheckRunReport;
 use crate::github::GitHubSource;
 use async_trait::async_trait;
 use serde_json::json;
@@ -90,16 +91,15 @@ impl Handler for RecipeLint {
             .collect();
         let conclusion = if errors > 0 { "failure" } else { "success" };
         let title = format!("{errors} errors, {warnings} warnings");
-        api.check_run_with_annotations(
-            &repo,
-            LINT_CHECK,
-            &head.sha,
+        let report = CheckRunReport {
+            name: LINT_CHECK,
+            head_sha: &head.sha,
             conclusion,
-            &title,
-            &body,
-            &annotations,
-        )
-        .await?;
+            title: &title,
+            summary: &body,
+            annotations: &annotations,
+        };
+        api.check_run_with_annotations(&repo, &report).await?;
         publish::upsert(&api, &repo, pr.number, SUMMARY_PREFIX, &body).await?;
         Ok(())
     }

@@ -213,21 +213,27 @@ pub async fn prepare(
     ))
 }
 
+/// The pull request a command was typed on.
+pub struct PrAt<'a> {
+    pub repo: &'a RepoName,
+    pub pr: PrNumber,
+    pub default_branch: &'a str,
+}
+
 /// Pins (newest command wins) and sends the staging request, once per
 /// idempotency key.
 pub async fn dispatch(
     services: &Services,
     api: &Api,
     store: &Store,
-    repo: &RepoName,
-    pr: PrNumber,
-    default_branch: &str,
+    at: &PrAt<'_>,
     reply: CommentId,
     stage: &PendingStage,
 ) -> Result<(), HandlerError> {
-    let cfg = repo_config::load(api, store, repo, default_branch)
+    let cfg = repo_config::load(api, store, at.repo, at.default_branch)
         .await?
         .config;
+    let (repo, pr) = (at.repo, at.pr);
     let pin_key = format!("{repo}#{pr}");
     if stage.pin {
         let newer = match store.kv_get(NS_PIN, &pin_key).await? {

@@ -99,18 +99,17 @@ impl TestDb {
     pub async fn cleanup(self) {
         let TestDb { store, pg_db, .. } = self;
         drop(store);
-        if let Some(db) = pg_db {
-            if let Ok(pool) = sqlx::postgres::PgPoolOptions::new()
+        if let Some(db) = pg_db
+            && let Ok(pool) = sqlx::postgres::PgPoolOptions::new()
                 .max_connections(1)
                 .connect(&pg_admin_url())
                 .await
-            {
-                let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "DROP DATABASE IF EXISTS {db} WITH (FORCE)"
-                )))
-                .execute(&pool)
-                .await;
-            }
+        {
+            let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS {db} WITH (FORCE)"
+            )))
+            .execute(&pool)
+            .await;
         }
     }
 }
