@@ -20,7 +20,7 @@ fn expands(data: &EngineData, key: &str) -> Option<String> {
         return None;
     }
     let alt = key.replace('_', "-");
-    if data.canonical_flags.iter().any(|c| *c == alt) {
+    if data.canonical_flags.contains(&alt) {
         return None;
     }
     let mut hits: Vec<&String> = data

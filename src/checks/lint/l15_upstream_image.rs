@@ -31,7 +31,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             .nth(2)
             .unwrap_or_else(|| sku_of(&e.runner.value))
             .to_string();
-        if !d.established_skus.iter().any(|s| *s == sku) {
+        if !d.established_skus.contains(&sku) {
             continue;
         }
         let i = ImageRef::parse(&e.image.value);

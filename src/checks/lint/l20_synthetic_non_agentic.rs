@@ -25,7 +25,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let d = &ctx.input.data;
     let mut out = Vec::new();
     for e in ctx.all_changed() {
-        if d.synthetic_allow.iter().any(|k| *k == e.key) {
+        if d.synthetic_allow.contains(&e.key) {
             continue;
         }
         for (scenario, s) in arms(e) {

@@ -34,11 +34,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         .fix("add \"SYNTHETIC_ACCEPTANCE_LENGTH=<golden AL>\" to the same additional-settings"),
                 );
             }
-            if !d
-                .injector_frameworks
-                .iter()
-                .any(|f| *f == e.framework.value)
-            {
+            if !d.injector_frameworks.contains(&e.framework.value) {
                 out.push(
                     Finding::new("L28", Severity::Error, &e.file, *line, format!("framework `{}` of `{}` has no synthetic-acceptance injector (registered: {})", e.framework.value, e.key, d.injector_frameworks.join(", ")))
                         .fix("encode the simulated AL in the recipe instead"),
