@@ -1,7 +1,7 @@
 //! Recipe lint on every push (`CONTRACTS.md` §4): a check run
 //! `sweepgate / recipe-lint` with one annotation per finding, and one
 //! summary comment per PR, edited in place for each new head.
-use super::{Services, guide::touches_recipes, publish, repo_config, repo_of};
+use super::{Scope, Services, guide::touches_recipes, publish};
 use crate::checks::lint::{self, LintInput, Severity, summary};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::CheckRunReport;
@@ -47,12 +47,12 @@ impl Handler for RecipeLint {
         let (Some(head), Some(base)) = (pr.head.as_ref(), pr.base.as_ref()) else {
             return Ok(());
         };
-        let repo = repo_of(ctx)?;
-        let api = self.services.api(ctx)?;
-        let branch = ctx.envelope.default_branch.as_deref().unwrap_or("main");
-        let cfg = repo_config::load(&api, &ctx.store, &repo, branch)
-            .await?
-            .config;
+        let Scope {
+            repo,
+            api,
+            cfg,
+            default_branch: _,
+        } = self.services.scope(ctx).await?;
         let files = api.pr_files(&repo, pr.number).await?;
         if !files.iter().any(|f| touches_recipes(&cfg, &f.filename)) {
             return Ok(());

@@ -53,6 +53,51 @@ impl Services {
     }
 }
 
+/// Where a handler works: the repository, the API as the installation that
+/// sent the delivery, and the repository's configuration.
+pub struct Scope {
+    pub repo: RepoName,
+    pub api: Api,
+    pub cfg: crate::config::RepoConfig,
+    pub default_branch: String,
+}
+
+impl Services {
+    pub async fn scope(&self, ctx: &JobContext) -> Result<Scope, HandlerError> {
+        let repo = repo_of(ctx)?;
+        let api = self.api(ctx)?;
+        let default_branch = ctx
+            .envelope
+            .default_branch
+            .clone()
+            .unwrap_or_else(|| "main".into());
+        let cfg = repo_config::load(&api, &ctx.store, &repo, &default_branch)
+            .await?
+            .config;
+        Ok(Scope {
+            repo,
+            api,
+            cfg,
+            default_branch,
+        })
+    }
+}
+
+/// A file at a revision through a repository source; a read failure is
+/// worth another attempt.
+pub async fn read_at(
+    src: &dyn crate::repo::RepoSource,
+    rev: &str,
+    path: &str,
+) -> Result<Option<Vec<u8>>, HandlerError> {
+    crate::repo::read_optional(src, rev, path)
+        .await
+        .map_err(|e| HandlerError::Transient {
+            message: e.to_string(),
+            retry_after: None,
+        })
+}
+
 /// The repository the delivery is about.
 pub fn repo_of(ctx: &JobContext) -> Result<RepoName, HandlerError> {
     ctx.envelope

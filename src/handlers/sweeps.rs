@@ -1,14 +1,13 @@
 //! Sweep runs: the result links when a run completes, pinning and staging
 //! a run (`/use`, `/reuse-sweep-run`, `/stage-results`), and the results
 //! repository's staging callbacks.
-use super::{Services, publish, repo_config, repo_of};
+use super::{Scope, Services, publish, read_at, repo_config};
 use crate::comments::{Reply, Results, RunRefused, Staging, render, results_marker};
 use crate::config::RepoConfig;
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::{Api, GitHubSource};
 use crate::ids::{CommentId, PrNumber, RepoName, RunId};
 use crate::recipe::{changelog, master};
-use crate::repo::read_optional;
 use crate::store::{Store, now_ms};
 use crate::sweep::curves;
 use crate::sweep::gate::{self, GateOutcome};
@@ -54,12 +53,12 @@ impl Handler for RunResults {
             return Ok(());
         };
         let run = &ev.workflow_run;
-        let repo = repo_of(ctx)?;
-        let api = self.services.api(ctx)?;
-        let branch = ctx.envelope.default_branch.as_deref().unwrap_or("main");
-        let cfg = repo_config::load(&api, &ctx.store, &repo, branch)
-            .await?
-            .config;
+        let Scope {
+            repo,
+            api,
+            cfg,
+            default_branch: _,
+        } = self.services.scope(ctx).await?;
         if !is_sweep_run(&cfg, run.path.as_deref()) {
             return Ok(());
         }
@@ -318,12 +317,12 @@ impl Handler for StagingCallback {
         let Event::RepositoryDispatch(ev) = event else {
             return Ok(());
         };
-        let repo = repo_of(ctx)?;
-        let api = self.services.api(ctx)?;
-        let branch = ctx.envelope.default_branch.as_deref().unwrap_or("main");
-        let cfg = repo_config::load(&api, &ctx.store, &repo, branch)
-            .await?
-            .config;
+        let Scope {
+            repo,
+            api,
+            cfg,
+            default_branch: _,
+        } = self.services.scope(ctx).await?;
         let callback = match parse_callback(
             &ev.action,
             &ev.client_payload,
@@ -405,31 +404,11 @@ async fn run_curves(
     };
     let pull = api.pull(repo, pr).await?;
     let src = GitHubSource::new(api.clone(), repo.clone())?;
-    let read = |rev: String, path: String| {
-        let src = &src;
-        async move {
-            read_optional(src, &rev, &path)
-                .await
-                .map_err(|e| HandlerError::Transient {
-                    message: e.to_string(),
-                    retry_after: None,
-                })
-        }
-    };
-    let base = read(pull.base.sha.clone(), cfg.paths.changelog.clone())
-        .await?
-        .unwrap_or_default();
-    let head = read(facts.head_sha.clone(), cfg.paths.changelog.clone())
-        .await?
-        .unwrap_or_default();
+    let state = RecipeState::read(&src, cfg, &pull.base.sha, &facts.head_sha).await?;
+    let (base, head) = (state.changelog_before, state.changelog_after);
     let report = changelog::pr_gate(&cfg.paths.changelog, &base, &head, &Default::default());
-    let mut files = Vec::new();
-    for path in &cfg.paths.master_configs {
-        if let Some(bytes) = read(facts.head_sha.clone(), path.clone()).await? {
-            files.push((path.clone(), bytes));
-        }
-    }
-    let master = master::parse_many(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())))
+    let master = state
+        .master
         .map_err(|e| HandlerError::Permanent(e.to_string()))?;
     Ok(curves::bullets(&report.appended, &master, date))
 }
@@ -470,12 +449,12 @@ impl Handler for SweepGate {
         let Event::PullRequest(ev) = event else {
             return Ok(());
         };
-        let repo = repo_of(ctx)?;
-        let api = self.services.api(ctx)?;
-        let branch = ctx.envelope.default_branch.as_deref().unwrap_or("main");
-        let cfg = repo_config::load(&api, &ctx.store, &repo, branch)
-            .await?
-            .config;
+        let Scope {
+            repo,
+            api,
+            cfg,
+            default_branch: _,
+        } = self.services.scope(ctx).await?;
         // A label that is neither primary nor modifier changes nothing.
         if let Some(label) = &ev.label
             && !cfg.labels.primary.contains(&label.name)
@@ -498,31 +477,9 @@ impl Handler for SweepGate {
         let touches = files.iter().any(|f| f.filename == cfg.paths.changelog);
         let report = if touches {
             let src = GitHubSource::new(api.clone(), repo.clone())?;
-            let read = |rev: &str, path: &str| {
-                let (src, rev, path) = (&src, rev.to_owned(), path.to_owned());
-                async move {
-                    read_optional(src, &rev, &path)
-                        .await
-                        .map_err(|e| HandlerError::Transient {
-                            message: e.to_string(),
-                            retry_after: None,
-                        })
-                }
-            };
-            let before = read(&base.sha, &cfg.paths.changelog)
-                .await?
-                .unwrap_or_default();
-            let after = read(&head.sha, &cfg.paths.changelog)
-                .await?
-                .unwrap_or_default();
-            let mut masters = Vec::new();
-            for p in &cfg.paths.master_configs {
-                if let Some(b) = read(&head.sha, p).await? {
-                    masters.push((p.clone(), b));
-                }
-            }
-            let master =
-                master::parse_many(masters.iter().map(|(p, b)| (p.as_str(), b.as_slice()))).ok();
+            let state = RecipeState::read(&src, &cfg, &base.sha, &head.sha).await?;
+            let (before, after) = (state.changelog_before, state.changelog_after);
+            let master = state.master.ok();
             let keys: Vec<&str> = master
                 .as_ref()
                 .map(|m| m.keys().collect())
@@ -641,5 +598,37 @@ impl Handler for SweepGate {
         api.completed_check_run(&repo, GATE_CHECK, &head.sha, conclusion, &title, &summary)
             .await?;
         Ok(())
+    }
+}
+
+/// The changelog on both sides and the master configs at the head.
+struct RecipeState {
+    changelog_before: Vec<u8>,
+    changelog_after: Vec<u8>,
+    master: Result<master::MasterConfig, crate::recipe::ParseError>,
+}
+
+impl RecipeState {
+    async fn read(
+        src: &GitHubSource,
+        cfg: &RepoConfig,
+        base: &str,
+        head: &str,
+    ) -> Result<RecipeState, HandlerError> {
+        let log = &cfg.paths.changelog;
+        let changelog_before = read_at(src, base, log).await?.unwrap_or_default();
+        let changelog_after = read_at(src, head, log).await?.unwrap_or_default();
+        let mut files = Vec::new();
+        for p in &cfg.paths.master_configs {
+            if let Some(b) = read_at(src, head, p).await? {
+                files.push((p.clone(), b));
+            }
+        }
+        let master = master::parse_many(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+        Ok(RecipeState {
+            changelog_before,
+            changelog_after,
+            master,
+        })
     }
 }
