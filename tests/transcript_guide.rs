@@ -19,6 +19,8 @@ async fn a_pr_touching_a_master_config_gets_the_guide_once() {
     let pr = w.open_pr("tune", &master_change(), "vendor-dev");
     w.deliver().await;
     insta::assert_snapshot!("guide", w.next_comment(pr.number));
+    // The recipe lint has its say on every push of a recipe PR.
+    assert!(w.next_comment(pr.number).contains("No recipe lint findings"));
     // Reopening does not post a second guide.
     pr.close("vendor-dev").unwrap();
     pr.reopen("vendor-dev").unwrap();
@@ -73,7 +75,11 @@ async fn the_old_bots_marker_on_page_two_means_no_second_guide() {
         pages.iter().any(|q| q.contains("page=2")),
         "second page never read: {pages:?}"
     );
-    assert!(pr.bot_comments().is_empty(), "a second guide was posted");
+    assert!(
+        !pr.bot_comments().iter().any(|c| c.body.contains("<!-- recipe-reminder -->")),
+        "a second guide was posted"
+    );
+    assert!(w.next_comment(pr.number).contains("No recipe lint findings"));
     w.finish(&[pr.number]).await;
 }
 
