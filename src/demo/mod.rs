@@ -43,6 +43,18 @@ const FILES: &[(&str, &str)] = &[
         include_str!("repo/docs/PR_REVIEW_CHECKLIST.md"),
     ),
     (
+        "runners/launch_h200-cw.sh",
+        include_str!("repo/runners/launch_h200-cw.sh"),
+    ),
+    (
+        "runners/launch_h200-nb.sh",
+        include_str!("repo/runners/launch_h200-nb.sh"),
+    ),
+    (
+        "runners/launch_h200-dgxc-slurm.sh",
+        include_str!("repo/runners/launch_h200-dgxc-slurm.sh"),
+    ),
+    (
         "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200.sh",
         include_str!("repo/benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200.sh"),
     ),

@@ -58,12 +58,14 @@ impl Handler for RecipeLint {
             return Ok(());
         }
         let src = GitHubSource::new(api.clone(), repo.clone())?;
-        let input = LintInput::from_source(&src, &base.sha, &head.sha, Some(pr.number.0), cfg)
+        let mut input = LintInput::from_source(&src, &base.sha, &head.sha, Some(pr.number.0), cfg)
             .await
             .map_err(|e| HandlerError::Transient {
                 message: e.to_string(),
                 retry_after: None,
             })?;
+        // A PR's changelog links point at the repository it lives in.
+        input.data.repository = repo.0.clone();
         let findings = lint::lint(&input);
         let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
         let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
