@@ -44,6 +44,12 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Print the GitHub App manifest (least-privilege permissions, events).
+    AppManifest {
+        /// Public base URL of this server (the webhook is `<url>/webhook`).
+        #[arg(long, default_value = "https://sweepgate.example.com")]
+        public_url: String,
+    },
 }
 
 pub fn main() -> ExitCode {
@@ -80,6 +86,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Matrix { args } => Ok(crate::matrix::cli_main(args)),
         Command::Lint { args } => Ok(crate::checks::lint::cli::cli_main(args)),
         Command::Check { args } => Ok(crate::verdict::local::cli_main(args)),
+        Command::AppManifest { public_url } => {
+            print!("{}", crate::deploy::app_manifest_json(&public_url)?);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Migrate(args) => {
             let cfg = ServerConfig::resolve(&args)?;
             crate::app::init_logging(cfg.log_format);

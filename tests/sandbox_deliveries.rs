@@ -139,10 +139,13 @@ async fn every_state_change_yields_a_signed_fixture_shaped_delivery() {
     assert_eq!(done["workflow"]["path"], ".github/workflows/run-sweep.yml");
 }
 
+/// (event, delivery id, body) of each delivery received.
+type Received = Vec<(String, String, Vec<u8>)>;
+
 #[derive(Clone, Default)]
 struct Receiver {
     up: Arc<Mutex<bool>>,
-    got: Arc<Mutex<Vec<(String, String, Vec<u8>)>>>,
+    got: Arc<Mutex<Received>>,
 }
 
 async fn receive(

@@ -444,7 +444,7 @@ async fn pr_files_paginate_with_link_headers_and_max_100() {
     let first = w
         .get(&format!("/repos/{OWNER}/{REPO}/pulls/{}/files", pr.number))
         .await;
-    assert_eq!(first.headers().get("link").is_some(), true);
+    assert!(first.headers().get("link").is_some());
     let next = link_rel(&first, "next").unwrap();
     assert!(
         next.starts_with(&w.base) && next.contains("page=2"),

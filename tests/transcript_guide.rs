@@ -20,7 +20,10 @@ async fn a_pr_touching_a_master_config_gets_the_guide_once() {
     w.deliver().await;
     insta::assert_snapshot!("guide", w.next_comment(pr.number));
     // The recipe lint has its say on every push of a recipe PR.
-    assert!(w.next_comment(pr.number).contains("No recipe lint findings"));
+    assert!(
+        w.next_comment(pr.number)
+            .contains("No recipe lint findings")
+    );
     // Reopening does not post a second guide.
     pr.close("vendor-dev").unwrap();
     pr.reopen("vendor-dev").unwrap();
@@ -76,10 +79,15 @@ async fn the_old_bots_marker_on_page_two_means_no_second_guide() {
         "second page never read: {pages:?}"
     );
     assert!(
-        !pr.bot_comments().iter().any(|c| c.body.contains("<!-- recipe-reminder -->")),
+        !pr.bot_comments()
+            .iter()
+            .any(|c| c.body.contains("<!-- recipe-reminder -->")),
         "a second guide was posted"
     );
-    assert!(w.next_comment(pr.number).contains("No recipe lint findings"));
+    assert!(
+        w.next_comment(pr.number)
+            .contains("No recipe lint findings")
+    );
     w.finish(&[pr.number]).await;
 }
 

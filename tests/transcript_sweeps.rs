@@ -37,6 +37,10 @@ async fn world_with_run() -> (World, sweepgate::sandbox::Pr) {
         w.next_comment(pr.number)
             .starts_with("<!-- recipe-reminder -->")
     );
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with("<!-- sweepgate:recipe-lint")
+    );
     let head = pr.head_sha().unwrap();
     let s = &w.sandbox;
     let run = s
@@ -263,6 +267,10 @@ async fn the_gate_explains_a_refusal_once_and_turns_green_when_fixed() {
         w.next_comment(pr.number)
             .starts_with("<!-- recipe-reminder -->")
     );
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with("<!-- sweepgate:recipe-lint")
+    );
     // No label yet: the gate says so (the PR appends an entry).
     insta::assert_snapshot!("gate_no_label", w.next_comment(pr.number));
     pr.add_label("full-sweep-fail-fast", "maint").unwrap();
@@ -274,8 +282,8 @@ async fn the_gate_explains_a_refusal_once_and_turns_green_when_fixed() {
     insta::assert_snapshot!("gate_passes", w.next_comment(pr.number));
     assert_eq!(
         pr.bot_comments().len(),
-        2,
-        "guide + one gate comment edited in place"
+        3,
+        "guide, lint summary and one gate comment edited in place"
     );
     let head = pr.head_sha().unwrap();
     let runs: Vec<_> = w

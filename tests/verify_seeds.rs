@@ -22,7 +22,11 @@ fn read_tree(root: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
+        // git keeps no empty directories: a side without files is empty.
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
