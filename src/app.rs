@@ -103,6 +103,58 @@ pub async fn start(
     })
 }
 
+/// `sweepgate verify`: one sign-off, assessed through the configured
+/// GitHub credentials and database (for the pinned run).
+pub async fn verify_once(
+    cfg: &ServerConfig,
+    repo: &str,
+    signoff_url: &str,
+    publish: bool,
+    today: Option<chrono::NaiveDate>,
+    json: bool,
+) -> anyhow::Result<std::process::ExitCode> {
+    use crate::handlers::{Clock, verify};
+    let (owner, name) = repo
+        .split_once('/')
+        .with_context(|| format!("--repo {repo}: not owner/name"))?;
+    let github = GitHub::new(GitHubConfig {
+        api_url: cfg.github_api_url.clone(),
+        credentials: cfg.credentials()?,
+        policy: RetryPolicy::default(),
+    })?;
+    let store = open_store(cfg).await?;
+    let services = Services::new(github).with_clock(today.map_or(Clock::System, Clock::Fixed));
+    let repo = crate::ids::RepoName::new(owner, name);
+    let (v, published) =
+        match verify::verify_url(&services, &store, &repo, signoff_url, publish).await {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(std::process::ExitCode::from(2));
+            }
+        };
+    if json {
+        let out = serde_json::json!({
+            "verdict": if v.passed() { "PASS" } else { "REJECTED" },
+            "head_sha": v.head_sha,
+            "signer": v.signer,
+            "rows": v.rows,
+            "comment_url": published.as_ref().map(|p| p.url.clone()),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{}", crate::verdict::render_comment(&v));
+        if let Some(p) = &published {
+            eprintln!("published: {}", p.url);
+        }
+    }
+    Ok(if v.passed() {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(1)
+    })
+}
+
 /// `sweepgate serve`.
 pub async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     cfg.require_secrets()?;
@@ -115,7 +167,7 @@ pub async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     let listener = TcpListener::bind(cfg.listen)
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
-    let running = start(&cfg, store, event_router(Services { github }), listener).await?;
+    let running = start(&cfg, store, event_router(Services::new(github)), listener).await?;
     tracing::info!(addr = %running.addr, db = %redact_url(&cfg.database_url), "sweepgate listening");
     running.wait().await
 }

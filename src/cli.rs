@@ -44,6 +44,29 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Verify a sign-off on GitHub from its URL
+    /// (`…/pull/<n>#issuecomment-<id>`, `#pullrequestreview-<id>` or
+    /// `#discussion_r<id>`); prints the verdict, publishes it with
+    /// `--publish`. Exit 0 on PASS, 1 on REJECTED, 2 on an error.
+    Verify {
+        /// `owner/name` of the benchmark repository.
+        #[arg(long)]
+        repo: String,
+        /// The sign-off's URL.
+        #[arg(long)]
+        signoff: String,
+        /// Post the verdict comment, status and check run.
+        #[arg(long)]
+        publish: bool,
+        /// The date Check 7 assesses against (default: today, UTC).
+        #[arg(long)]
+        today: Option<chrono::NaiveDate>,
+        /// `text` (the comment) or `json` (the rows).
+        #[arg(long, default_value = "text")]
+        format: String,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
     /// Print the GitHub App manifest (least-privilege permissions, events).
     AppManifest {
         /// Public base URL of this server (the webhook is `<url>/webhook`).
@@ -86,6 +109,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Matrix { args } => Ok(crate::matrix::cli_main(args)),
         Command::Lint { args } => Ok(crate::checks::lint::cli::cli_main(args)),
         Command::Check { args } => Ok(crate::verdict::local::cli_main(args)),
+        Command::Verify {
+            repo,
+            signoff,
+            publish,
+            today,
+            format,
+            server,
+        } => {
+            let cfg = ServerConfig::resolve(&server)?;
+            crate::app::init_logging_at(cfg.log_format, "warn");
+            let json = match format.as_str() {
+                "json" => true,
+                "text" => false,
+                other => anyhow::bail!("--format {other}: text or json"),
+            };
+            runtime()?.block_on(crate::app::verify_once(
+                &cfg, &repo, &signoff, publish, today, json,
+            ))
+        }
         Command::AppManifest { public_url } => {
             print!("{}", crate::deploy::app_manifest_json(&public_url)?);
             Ok(ExitCode::SUCCESS)

@@ -233,7 +233,7 @@ async fn the_permission_table_is_checked_through_the_api() {
             "writer",
             "NONE",
             "/verify",
-            "`/verify` is not available yet",
+            "there is no sign-off on this PR to verify: a CODEOWNER signs off by posting the checklist that begins \"As a PR reviewer and CODEOWNER, I have reviewed this and have\".",
         ),
         (
             "claims",
@@ -245,7 +245,7 @@ async fn the_permission_table_is_checked_through_the_api() {
             "maint",
             "MEMBER",
             "/ack-check 3 upstream page checked by hand",
-            "`/ack-check` is not available yet",
+            "there is no verdict on this PR yet, so there is no REVIEW row to acknowledge; nothing changed.",
         ),
         (
             "vendor-dev",

@@ -3,6 +3,8 @@
 //! REVIEW listing the four contradicted claims). Each scenario's world
 //! (paths, team, checklist, model) is written into its own fixture files,
 //! citing the seed lines.
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -19,28 +21,10 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn read_tree(root: &Path) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        // git keeps no empty directories: a side without files is empty.
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.insert(rel, std::fs::read_to_string(&p).unwrap());
-            }
-        }
-    }
-    out
+    common::read_tree(root)
+        .into_iter()
+        .map(|(p, b)| (p, String::from_utf8(b).unwrap()))
+        .collect()
 }
 
 fn load(name: &str, today: &str) -> (Snapshot, RepoConfig) {

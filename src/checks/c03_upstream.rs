@@ -119,7 +119,7 @@ pub fn major_args(text: &str) -> BTreeMap<&'static str, Vec<String>> {
 }
 
 /// Links to upstream recipes in a text: (repo, number) PRs and page URLs.
-fn links(text: &str, cfg: &RepoConfig) -> (Vec<(String, u64)>, Vec<String>) {
+pub fn links(text: &str, cfg: &RepoConfig) -> (Vec<(String, u64)>, Vec<String>) {
     let repos = [
         &cfg.upstream.sglang_repository,
         &cfg.upstream.vllm_recipes_repository,

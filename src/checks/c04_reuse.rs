@@ -125,7 +125,9 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         .with(link);
     }
     let id = run.id;
-    let workflow_ok = run.path.ends_with(&cfg.sweep.workflow);
+    // The API may name the ref the workflow file was read at (`…yml@main`).
+    let file = run.path.split('@').next().unwrap_or("");
+    let workflow_ok = file.ends_with(&cfg.sweep.workflow);
     let event_ok = matches!(run.event.as_str(), "pull_request" | "workflow_dispatch");
     if run.status != "completed" || !workflow_ok || !event_ok || !s.has_commit(&run.head_sha) {
         return CheckResult::fail(

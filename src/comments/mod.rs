@@ -56,11 +56,41 @@ pub struct Reply<'a> {
     pub answers: &'a [String],
 }
 
+/// The answer to `/verify`: the verdict it published, or that there is
+/// no sign-off to verify.
 #[derive(Template)]
-#[template(path = "not-available.md", escape = "none")]
-pub struct NotAvailable<'a> {
+#[template(path = "verify-reply.md", escape = "none")]
+pub struct VerifyReply<'a> {
     pub user: &'a str,
-    pub command: &'a str,
+    /// `PASS` or `REJECTED`; `None`: no sign-off on the PR.
+    pub verdict: Option<&'a str>,
+    pub sha: &'a str,
+    pub signer: &'a str,
+    pub url: &'a str,
+}
+
+/// What became of an `/ack-check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckState {
+    Accepted,
+    NotReview,
+    NoVerdict,
+}
+
+#[derive(Template)]
+#[template(path = "ack-reply.md", escape = "none")]
+pub struct AckReply<'a> {
+    pub user: &'a str,
+    pub state: AckState,
+    pub check: u8,
+    pub name: &'a str,
+    pub sha: &'a str,
+    pub reason: &'a str,
+    /// The row's outcome (for `NotReview`).
+    pub outcome: &'a str,
+    /// The verdict after the acknowledgement.
+    pub verdict: &'a str,
+    pub url: &'a str,
 }
 
 /// A command line that could not be read, or was refused.

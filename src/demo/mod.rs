@@ -117,7 +117,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     let running = app::start(
         &cfg,
         store.clone(),
-        event_router(Services { github }),
+        event_router(Services::new(github)),
         listener,
     )
     .await?;

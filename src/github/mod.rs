@@ -9,6 +9,7 @@ mod source;
 
 pub use client::{Api, Credentials, GitHub, GitHubConfig, Response};
 pub use rest::checks::CheckRunReport;
+pub use rest::verify::{Artifact, CommentAnchor};
 pub use rest::{IssueComment, Permission, PrFile};
 pub use retry::{RetryPolicy, Sleeper, TokioSleeper};
 pub use source::GitHubSource;

@@ -21,6 +21,10 @@ pub struct IssueComment {
     pub user: Option<Login>,
     #[serde(default)]
     pub html_url: Option<String>,
+    #[serde(default)]
+    pub author_association: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<String>,
 }
 
 impl IssueComment {
@@ -174,6 +178,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn comment_urls_parse() {
+        use super::verify::CommentAnchor as A;
+        assert_eq!(
+            A::parse_url("https://github.com/o/r/pull/4033#issuecomment-12"),
+            Some((4033, A::Issue(12)))
+        );
+        assert_eq!(
+            A::parse_url("https://github.com/o/r/pull/7/files#discussion_r99"),
+            Some((7, A::ReviewComment(99)))
+        );
+        assert_eq!(
+            A::parse_url("https://github.com/o/r/pull/7#pullrequestreview-5"),
+            Some((7, A::Review(5)))
+        );
+        assert_eq!(A::parse_url("https://github.com/o/r/pull/7"), None);
+        assert_eq!(
+            A::parse_url("https://github.com/o/r/pull/x#issuecomment-1"),
+            None
+        );
+    }
+
+    #[test]
     fn paths_are_encoded() {
         assert_eq!(enc_path("a b/c#d.yaml"), "a%20b/c%23d.yaml");
         assert_eq!(repo_path(&RepoName::new("o", "r")).unwrap(), "/repos/o/r");
@@ -289,6 +315,12 @@ pub mod actions {
         pub labels: Vec<Label>,
         #[serde(default)]
         pub user: Option<super::Login>,
+        #[serde(default)]
+        pub title: String,
+        #[serde(default)]
+        pub body: Option<String>,
+        #[serde(default)]
+        pub draft: bool,
     }
 
     #[derive(Debug, Clone, Deserialize)]
@@ -535,6 +567,359 @@ pub mod checks {
                     .await?;
             }
             Ok(created.id)
+        }
+    }
+}
+
+/// What the verifier reads beyond the sweep facts: commits with messages,
+/// check runs per commit, reviews and review comments, team memberships,
+/// artifacts as archives and upstream pull requests.
+pub mod verify {
+    use super::{Api, GitHubError, Login, repo_path, seg_enc};
+    use crate::checks::snapshot::{ChangedFile, CheckRun, Comment, Commit, Membership, UpstreamPr};
+    use crate::ids::{PrNumber, RepoName, RunId};
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    struct PrCommit {
+        sha: String,
+        commit: Message,
+    }
+
+    #[derive(Deserialize)]
+    struct Message {
+        #[serde(default)]
+        message: String,
+    }
+
+    #[derive(Deserialize)]
+    struct Runs {
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        status: String,
+        #[serde(default)]
+        conclusion: Option<String>,
+        #[serde(default)]
+        details_url: Option<String>,
+        #[serde(default)]
+        html_url: Option<String>,
+    }
+
+    /// A review or review comment as the API lists it.
+    #[derive(Deserialize)]
+    struct ReviewLike {
+        id: u64,
+        #[serde(default)]
+        user: Option<Login>,
+        #[serde(default)]
+        body: Option<String>,
+        #[serde(default)]
+        author_association: Option<String>,
+        #[serde(default)]
+        html_url: Option<String>,
+        #[serde(default)]
+        submitted_at: Option<String>,
+        #[serde(default)]
+        created_at: Option<String>,
+        #[serde(default)]
+        commit_id: Option<String>,
+    }
+
+    impl From<ReviewLike> for (Comment, Option<String>) {
+        fn from(r: ReviewLike) -> Self {
+            (
+                Comment {
+                    id: r.id,
+                    author: r.user.map(|u| u.login).unwrap_or_default(),
+                    association: r.author_association.unwrap_or_default(),
+                    body: r.body.unwrap_or_default(),
+                    url: r.html_url.unwrap_or_default(),
+                    created_at: r.submitted_at.or(r.created_at).unwrap_or_default(),
+                    permission: None,
+                },
+                r.commit_id,
+            )
+        }
+    }
+
+    /// Where a comment URL points.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CommentAnchor {
+        Issue(u64),
+        Review(u64),
+        ReviewComment(u64),
+    }
+
+    impl CommentAnchor {
+        /// `…/pull/<n>#issuecomment-<id>` and its review siblings: the PR
+        /// number and the anchor.
+        pub fn parse_url(url: &str) -> Option<(u64, CommentAnchor)> {
+            let (path, frag) = url.split_once('#')?;
+            let n = path
+                .trim_end_matches('/')
+                .rsplit_once("/pull/")?
+                .1
+                .split('/')
+                .next()?
+                .parse()
+                .ok()?;
+            let num = |s: &str| s.parse::<u64>().ok();
+            let anchor = if let Some(id) = frag.strip_prefix("issuecomment-") {
+                CommentAnchor::Issue(num(id)?)
+            } else if let Some(id) = frag.strip_prefix("pullrequestreview-") {
+                CommentAnchor::Review(num(id)?)
+            } else if let Some(id) = frag.strip_prefix("discussion_r") {
+                CommentAnchor::ReviewComment(num(id)?)
+            } else {
+                return None;
+            };
+            Some((n, anchor))
+        }
+    }
+
+    /// An artifact of a run, with the id its archive is fetched by.
+    #[derive(Debug, Clone, Deserialize)]
+    pub struct Artifact {
+        pub id: u64,
+        pub name: String,
+        #[serde(default)]
+        pub expired: bool,
+    }
+
+    #[derive(Deserialize)]
+    struct UpstreamPull {
+        number: u64,
+        #[serde(default)]
+        state: String,
+        #[serde(default)]
+        merged: Option<bool>,
+        #[serde(default)]
+        merged_at: Option<String>,
+        #[serde(default)]
+        draft: Option<bool>,
+        #[serde(default)]
+        html_url: String,
+    }
+
+    #[derive(Deserialize)]
+    struct MembershipState {
+        #[serde(default)]
+        state: String,
+    }
+
+    impl Api {
+        /// The PR's commits with their messages, oldest first.
+        pub async fn pr_commits(
+            &self,
+            repo: &RepoName,
+            pr: PrNumber,
+        ) -> Result<Vec<Commit>, GitHubError> {
+            let path = format!("{}/pulls/{pr}/commits", repo_path(repo)?);
+            let c: Vec<PrCommit> = self.get_all(&path, None).await?;
+            Ok(c.into_iter()
+                .map(|c| Commit {
+                    sha: c.sha,
+                    message: c.commit.message,
+                })
+                .collect())
+        }
+
+        /// The latest check run per name on a commit (`filter=latest`).
+        pub async fn latest_check_runs(
+            &self,
+            repo: &RepoName,
+            sha: &str,
+        ) -> Result<Vec<CheckRun>, GitHubError> {
+            let path = format!(
+                "{}/commits/{}/check-runs?filter=latest",
+                repo_path(repo)?,
+                seg_enc(sha)
+            );
+            let runs: Vec<Runs> = self.get_all(&path, Some("check_runs")).await?;
+            Ok(runs
+                .into_iter()
+                .map(|r| CheckRun {
+                    name: r.name,
+                    status: r.status,
+                    conclusion: r.conclusion,
+                    details_url: r.details_url.or(r.html_url),
+                })
+                .collect())
+        }
+
+        /// Reviews, each with the commit it was submitted on.
+        pub async fn reviews(
+            &self,
+            repo: &RepoName,
+            pr: PrNumber,
+        ) -> Result<Vec<(Comment, Option<String>)>, GitHubError> {
+            let path = format!("{}/pulls/{pr}/reviews", repo_path(repo)?);
+            let r: Vec<ReviewLike> = self.get_all(&path, None).await?;
+            Ok(r.into_iter().map(Into::into).collect())
+        }
+
+        /// Review comments (on lines of the diff), each with its commit.
+        pub async fn review_comments(
+            &self,
+            repo: &RepoName,
+            pr: PrNumber,
+        ) -> Result<Vec<(Comment, Option<String>)>, GitHubError> {
+            let path = format!("{}/pulls/{pr}/comments", repo_path(repo)?);
+            let r: Vec<ReviewLike> = self.get_all(&path, None).await?;
+            Ok(r.into_iter().map(Into::into).collect())
+        }
+
+        /// The repository's default branch.
+        pub async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
+            #[derive(Deserialize)]
+            struct R {
+                #[serde(default)]
+                default_branch: String,
+            }
+            let r: R = self.get(&repo_path(repo)?).await?;
+            Ok(if r.default_branch.is_empty() {
+                "main".into()
+            } else {
+                r.default_branch
+            })
+        }
+
+        /// One sign-off candidate by its URL's anchor: an issue comment
+        /// (`#issuecomment-<id>`), a review (`#pullrequestreview-<id>`) or a
+        /// review comment (`#discussion_r<id>`), with the commit it names.
+        pub async fn comment_by_anchor(
+            &self,
+            repo: &RepoName,
+            pr: PrNumber,
+            anchor: &CommentAnchor,
+        ) -> Result<Option<(Comment, Option<String>)>, GitHubError> {
+            let base = repo_path(repo)?;
+            let path = match anchor {
+                CommentAnchor::Issue(id) => format!("{base}/issues/comments/{id}"),
+                CommentAnchor::Review(id) => format!("{base}/pulls/{pr}/reviews/{id}"),
+                CommentAnchor::ReviewComment(id) => format!("{base}/pulls/comments/{id}"),
+            };
+            Ok(self.get_opt::<ReviewLike>(&path).await?.map(Into::into))
+        }
+
+        /// A user's membership of `org/team`: active is a member, pending
+        /// is not yet one; 403 and 404 mean the API would not tell.
+        pub async fn team_membership(
+            &self,
+            org: &str,
+            team: &str,
+            user: &str,
+        ) -> Result<Membership, GitHubError> {
+            let path = format!(
+                "/orgs/{}/teams/{}/memberships/{}",
+                seg_enc(org),
+                seg_enc(team),
+                seg_enc(user)
+            );
+            match self.get::<MembershipState>(&path).await {
+                Ok(m) if m.state == "active" => Ok(Membership::Member),
+                Ok(_) => Ok(Membership::NotMember),
+                Err(e) if matches!(e.status(), Some(403 | 404)) => Ok(Membership::Unknown {
+                    status: e.status().map(|s| s.to_string()).unwrap_or_default(),
+                }),
+                Err(e) => Err(e),
+            }
+        }
+
+        /// Sets a commit status.
+        pub async fn create_status(
+            &self,
+            repo: &RepoName,
+            sha: &str,
+            state: &str,
+            context: &str,
+            description: &str,
+            target_url: Option<&str>,
+        ) -> Result<(), GitHubError> {
+            let path = format!("{}/statuses/{}", repo_path(repo)?, seg_enc(sha));
+            let body = serde_json::json!({
+                "state": state,
+                "context": context,
+                "description": description,
+                "target_url": target_url,
+            });
+            self.send(http::Method::POST, &path, Some(&body)).await?;
+            Ok(())
+        }
+
+        /// The run's artifacts with their ids.
+        pub async fn run_artifact_ids(
+            &self,
+            repo: &RepoName,
+            run: RunId,
+        ) -> Result<Vec<Artifact>, GitHubError> {
+            let path = format!("{}/actions/runs/{run}/artifacts", repo_path(repo)?);
+            self.get_all(&path, Some("artifacts")).await
+        }
+
+        /// An artifact's zip archive (GitHub answers with a redirect to a
+        /// pre-signed blob URL, which takes no credentials).
+        pub async fn artifact_zip(
+            &self,
+            repo: &RepoName,
+            id: u64,
+        ) -> Result<bytes::Bytes, GitHubError> {
+            let path = format!("{}/actions/artifacts/{id}/zip", repo_path(repo)?);
+            let resp = self.send(http::Method::GET, &path, None).await?;
+            if (300..400).contains(&resp.status)
+                && let Some(loc) = resp.headers.get("location").and_then(|l| l.to_str().ok())
+            {
+                let r = reqwest::get(loc).await.map_err(|e| GitHubError::Decode {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+                if !r.status().is_success() {
+                    return Err(GitHubError::Decode {
+                        path,
+                        message: format!("archive download answered {}", r.status()),
+                    });
+                }
+                return r.bytes().await.map_err(|e| GitHubError::Decode {
+                    path,
+                    message: e.to_string(),
+                });
+            }
+            Ok(resp.body)
+        }
+
+        /// An upstream pull request with its files; `None` when the API
+        /// does not show it.
+        pub async fn upstream_pull(
+            &self,
+            repo: &RepoName,
+            number: u64,
+        ) -> Result<Option<UpstreamPr>, GitHubError> {
+            let path = format!("{}/pulls/{number}", repo_path(repo)?);
+            let Some(p) = self.get_opt::<UpstreamPull>(&path).await? else {
+                return Ok(None);
+            };
+            let files = self
+                .pr_files(repo, PrNumber(number))
+                .await?
+                .into_iter()
+                .map(|f| ChangedFile {
+                    path: f.filename,
+                    previous_path: f.previous_filename,
+                    status: f.status,
+                    patch: f.patch,
+                })
+                .collect();
+            Ok(Some(UpstreamPr {
+                repo: repo.to_string(),
+                number: p.number,
+                state: p.state,
+                merged: p.merged.unwrap_or(false) || p.merged_at.is_some(),
+                merged_at: p.merged_at,
+                draft: p.draft.unwrap_or(false),
+                url: p.html_url,
+                files,
+            }))
         }
     }
 }

@@ -1,15 +1,19 @@
 //! Commands in PR comments: parse (only new lines of an edited comment),
 //! authorize through the API, and answer in one reply per comment.
 use super::publish::Published;
-use super::{Services, publish, repo_of, sweeps};
+use super::{Services, publish, repo_of, sweeps, verify};
+use crate::checks::snapshot::Signoff;
 use crate::commands::{
     self, Actor, AuthorAssociation, Command, ParsedLine, PermissionSource, RepoRole, RoleFuture,
 };
-use crate::comments::{CommandProblem, Help, HelpRow, NotAvailable, Reply, render, reply_marker};
+use crate::comments::{
+    AckReply, AckState, CommandProblem, Help, HelpRow, Reply, VerifyReply, render, reply_marker,
+};
 use crate::events::{Event, Handler, HandlerError, IssueCommentEvent, JobContext};
 use crate::github::{Api, GitHubError};
-use crate::ids::RepoName;
+use crate::ids::{PrNumber, RepoName};
 use crate::sweep::runs::Purpose;
+use crate::verdict::remote;
 use async_trait::async_trait;
 
 pub struct Commands {
@@ -107,6 +111,7 @@ impl Handler for Commands {
             .unwrap_or_else(|| "main".into());
         let mut answers = Vec::new();
         let mut pending = Vec::new();
+        let mut conv: Option<remote::Conversation> = None;
         for line in &lines {
             let cmd = match &line.result {
                 Ok(cmd) => cmd,
@@ -119,10 +124,17 @@ impl Handler for Commands {
                     continue;
                 }
             };
-            // The latest sign-off author matters only to `/verify`, which the
-            // verifier issue brings; until then no one is that author.
+            // `/verify` and `/ack-check` read the conversation (the latest
+            // sign-off); other commands do not need it.
+            if matches!(cmd, Command::Verify | Command::AckCheck { .. }) && conv.is_none() {
+                conv = Some(remote::conversation(&api, &repo, ev.issue.number).await?);
+            }
+            let latest = conv
+                .as_ref()
+                .and_then(|c| remote::latest_signoff(&c.comments, &c.reviews, &c.review_comments));
+            let signer = latest.as_ref().map(|(s, _)| s.author.as_str());
             let decision =
-                commands::authorize_with(&api, owner, name, cmd, actor, pr_author, None).await?;
+                commands::authorize_with(&api, owner, name, cmd, actor, pr_author, signer).await?;
             if let Err(refusal) = decision {
                 answers.push(render(&CommandProblem {
                     user: &user.login,
@@ -149,8 +161,27 @@ impl Handler for Commands {
                     run_cmd(Some(*run), Purpose::StageExplicit)
                 }
                 Command::StageResults { run: None } => run_cmd(None, Purpose::StageNewest),
-                other => {
-                    answers.push(answer(other, &user.login));
+                Command::Verify => {
+                    answers.push(
+                        self.reverify(ctx, ev.issue.number, &user.login, latest.clone())
+                            .await?,
+                    );
+                    continue;
+                }
+                Command::AckCheck { check, reason } => {
+                    let ack = Ack {
+                        user: &user.login,
+                        check: check.get(),
+                        reason,
+                    };
+                    answers.push(
+                        self.acknowledge(ctx, ev.issue.number, &ack, latest.clone())
+                            .await?,
+                    );
+                    continue;
+                }
+                Command::Help => {
+                    answers.push(help(&user.login));
                     continue;
                 }
             };
@@ -195,21 +226,112 @@ impl Handler for Commands {
     }
 }
 
-fn answer(cmd: &Command, user: &str) -> String {
-    match cmd {
-        Command::Help => {
-            let rows: Vec<HelpRow> = commands::help_entries()
-                .into_iter()
-                .map(|e| HelpRow::new(e.syntax, e.description, e.who))
-                .collect();
-            render(&Help {
+/// An authorized `/ack-check`.
+struct Ack<'a> {
+    user: &'a str,
+    check: u8,
+    reason: &'a str,
+}
+
+impl Commands {
+    /// `/verify`: the verifier on the current head with the latest sign-off.
+    async fn reverify(
+        &self,
+        ctx: &JobContext,
+        pr: PrNumber,
+        user: &str,
+        latest: Option<(Signoff, Option<String>)>,
+    ) -> Result<String, HandlerError> {
+        let Some((signoff, _)) = latest else {
+            return Ok(render(&VerifyReply {
                 user,
-                commands: &rows,
-            })
-        }
-        other => render(&NotAvailable {
+                verdict: None,
+                sha: "",
+                signer: "",
+                url: "",
+            }));
+        };
+        let scope = self.services.scope(ctx).await?;
+        let head = scope.api.pull(&scope.repo, pr).await?.head.sha;
+        let signer = signoff.author.clone();
+        let p = verify::verify_and_publish(&self.services, &ctx.store, &scope, pr, &head, signoff)
+            .await?;
+        Ok(render(&VerifyReply {
             user,
-            command: &format!("/{}", other.name().as_str()),
-        }),
+            verdict: Some(if p.verdict.passed() {
+                "PASS"
+            } else {
+                "REJECTED"
+            }),
+            sha: &head,
+            signer: &signer,
+            url: &p.url,
+        }))
     }
+
+    /// `/ack-check <N> <reason>`: re-renders the live verdict, whose
+    /// snapshot now reads the acknowledgement from the conversation.
+    async fn acknowledge(
+        &self,
+        ctx: &JobContext,
+        pr: PrNumber,
+        ack: &Ack<'_>,
+        latest: Option<(Signoff, Option<String>)>,
+    ) -> Result<String, HandlerError> {
+        let scope = self.services.scope(ctx).await?;
+        let live = publish::find_live_verdict(&scope.api, &scope.repo, pr).await?;
+        let name = crate::checks::CHECK_NAMES
+            .get(usize::from(ack.check))
+            .copied()
+            .unwrap_or("");
+        let reply = |state, sha: &str, outcome: &str, verdict: &str, url: &str| {
+            render(&AckReply {
+                user: ack.user,
+                state,
+                check: ack.check,
+                name,
+                sha,
+                reason: ack.reason,
+                outcome,
+                verdict,
+                url,
+            })
+        };
+        let (Some(sha), Some((signoff, _))) = (live, latest) else {
+            return Ok(reply(AckState::NoVerdict, "", "", "", ""));
+        };
+        let p = verify::verify_and_publish(&self.services, &ctx.store, &scope, pr, &sha, signoff)
+            .await?;
+        let verdict = if p.verdict.passed() {
+            "PASS"
+        } else {
+            "REJECTED"
+        };
+        let row = p.verdict.rows.iter().find(|r| r.number == ack.check);
+        Ok(match row {
+            Some(r) if r.acknowledged.is_some() => {
+                reply(AckState::Accepted, &sha, "PASS", verdict, &p.url)
+            }
+            Some(r) => reply(
+                AckState::NotReview,
+                &sha,
+                r.outcome.as_str(),
+                verdict,
+                &p.url,
+            ),
+            None => reply(AckState::NotReview, &sha, "absent", verdict, &p.url),
+        })
+    }
+}
+
+/// `/help`: the command table.
+fn help(user: &str) -> String {
+    let rows: Vec<HelpRow> = commands::help_entries()
+        .into_iter()
+        .map(|e| HelpRow::new(e.syntax, e.description, e.who))
+        .collect();
+    render(&Help {
+        user,
+        commands: &rows,
+    })
 }

@@ -7,6 +7,7 @@ pub mod lint;
 pub mod publish;
 pub mod repo_config;
 pub mod sweeps;
+pub mod verify;
 
 use crate::events::{EventRouter, HandlerError, JobContext};
 use crate::github::{Api, GitHub};
@@ -17,6 +18,40 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Services {
     pub github: GitHub,
+    /// The date the verifier's Check 7 assesses against.
+    pub clock: Clock,
+}
+
+/// An injectable clock: the system's, or a fixed date (tests, replays of
+/// a review as of its day).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Clock {
+    #[default]
+    System,
+    Fixed(chrono::NaiveDate),
+}
+
+impl Clock {
+    pub fn today(self) -> chrono::NaiveDate {
+        match self {
+            Clock::System => chrono::Utc::now().date_naive(),
+            Clock::Fixed(d) => d,
+        }
+    }
+}
+
+impl Services {
+    pub fn new(github: GitHub) -> Self {
+        Self {
+            github,
+            clock: Clock::System,
+        }
+    }
+
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
 }
 
 impl Services {
@@ -111,6 +146,7 @@ pub fn event_router(services: Services) -> EventRouter {
     EventRouter::new()
         .with(Arc::new(guide::ContributionGuide::new(services.clone())))
         .with(Arc::new(commands::Commands::new(services.clone())))
+        .with(Arc::new(verify::SignoffVerifier::new(services.clone())))
         .with(Arc::new(lint::RecipeLint::new(services.clone())))
         .with(Arc::new(sweeps::SweepGate::new(services.clone())))
         .with(Arc::new(sweeps::RunResults::new(services.clone())))

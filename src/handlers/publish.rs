@@ -57,3 +57,18 @@ pub async fn upsert(
         }
     }
 }
+
+/// The head SHA of the newest verdict comment sweepgate posted that is
+/// not superseded.
+pub async fn find_live_verdict(
+    api: &Api,
+    repo: &RepoName,
+    pr: PrNumber,
+) -> Result<Option<String>, HandlerError> {
+    let comments = api.issue_comments(repo, pr).await?;
+    Ok(comments
+        .iter()
+        .rev()
+        .filter(|c| c.author().ends_with("[bot]"))
+        .find_map(|c| crate::verdict::marker_sha(c.body()).map(str::to_owned)))
+}

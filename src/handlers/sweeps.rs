@@ -62,15 +62,34 @@ impl Handler for RunResults {
         if !is_sweep_run(&cfg, run.path.as_deref()) {
             return Ok(());
         }
-        // Fork PR runs carry no `pull_requests`: find the PR by head.
+        // Fork PR runs carry no `pull_requests`, nor does a run on a commit
+        // the PR has since moved past: find the PR by head, else by branch
+        // and commit.
         let pr = match run.pull_requests.as_slice() {
             [one] => Some(one.number),
-            _ => api
-                .open_pulls(&repo)
-                .await?
-                .into_iter()
-                .find(|p| p.head.sha == run.head_sha)
-                .map(|p| p.number),
+            _ => {
+                let open = api.open_pulls(&repo).await?;
+                let mut found = open
+                    .iter()
+                    .find(|p| p.head.sha == run.head_sha)
+                    .map(|p| p.number);
+                for p in open
+                    .iter()
+                    .filter(|p| run.head_branch.as_deref() == Some(p.head.name.as_str()))
+                {
+                    if found.is_some() {
+                        break;
+                    }
+                    if api
+                        .pr_commit_shas(&repo, p.number)
+                        .await?
+                        .contains(&run.head_sha)
+                    {
+                        found = Some(p.number);
+                    }
+                }
+                found
+            }
         };
         let Some(pr) = pr else {
             return Ok(());

@@ -620,6 +620,22 @@ impl Sandbox {
         )
     }
 
+    /// Creates a check run from a full REST body (`details_url`, status,
+    /// output…) as GitHub Actions would.
+    pub fn add_check_run_json(
+        &self,
+        owner: &str,
+        repo: &str,
+        body: &Value,
+    ) -> Result<u64, SandboxError> {
+        self.world().create_check_run(
+            &key(owner, repo),
+            body,
+            state::ACTIONS_APP_ID,
+            "github-actions[bot]",
+        )
+    }
+
     pub fn check_runs(&self, owner: &str, repo: &str, sha: &str) -> Vec<CheckRunView> {
         let k = key(owner, repo);
         self.world()
@@ -1002,6 +1018,10 @@ impl Pr {
         self.sandbox
             .world()
             .set_draft(&self.key(), self.number, true, by)
+    }
+
+    pub fn merge(&self, by: &str) -> Result<(), SandboxError> {
+        self.sandbox.world().merge_pr(&self.key(), self.number, by)
     }
 
     pub fn close(&self, by: &str) -> Result<(), SandboxError> {

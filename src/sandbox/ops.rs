@@ -41,6 +41,9 @@ pub struct PullRequestSpec {
     pub author: String,
     pub author_association: String,
     pub draft: bool,
+    /// A number to take instead of the next free one (a scenario that
+    /// cites a real upstream PR by number).
+    pub number: Option<u64>,
 }
 
 impl PullRequestSpec {
@@ -55,7 +58,12 @@ impl PullRequestSpec {
             author: author.into(),
             author_association: "CONTRIBUTOR".into(),
             draft: false,
+            number: None,
         }
+    }
+    pub fn number(mut self, n: u64) -> Self {
+        self.number = Some(n);
+        self
     }
     pub fn title(mut self, t: &str) -> Self {
         self.title = t.into();
@@ -408,8 +416,18 @@ impl World {
         let issue_id = self.ids.next("issue");
         let pull_id = self.ids.next("pull");
         let repo = self.repo_mut(&key)?;
-        let number = repo.next_number;
-        repo.next_number += 1;
+        let number = match spec.number {
+            Some(n) if n == 0 || repo.issues.contains_key(&n) => {
+                return Err(SandboxError::validation(
+                    "PullRequest",
+                    "number",
+                    "already_exists",
+                ));
+            }
+            Some(n) => n,
+            None => repo.next_number,
+        };
+        repo.next_number = repo.next_number.max(number + 1);
         let commits = Vec::new();
         repo.issues.insert(
             number,
@@ -568,6 +586,22 @@ impl World {
             self.emit_pr(key, number, action, sender, Map::new());
         }
         Ok(())
+    }
+
+    /// Merges the PR (recorded as a merge: `merged`, `merged_at`,
+    /// `merged_by`; the branch is not rewritten) and closes it.
+    pub fn merge_pr(&mut self, key: &str, number: u64, sender: &str) -> SResult<()> {
+        let now = self.now();
+        let issue = self.issue_mut(key, number)?;
+        if issue.state != "open" {
+            return Err(SandboxError::unprocessable("Pull Request is not mergeable"));
+        }
+        let pull = issue.pull.as_mut().ok_or_else(SandboxError::not_found)?;
+        pull.merged = true;
+        pull.merged_at = Some(now);
+        pull.merged_by = Some(sender.to_owned());
+        pull.merge_commit_sha = Some(pull.head_sha.clone());
+        self.set_pr_state(key, number, false, sender)
     }
 
     /// Edits title and/or body, sending `edited` with the old values.

@@ -132,6 +132,32 @@ pub fn signoff_from_text(body: &str) -> Signoff {
     }
 }
 
+/// Adds one downloaded artifact file (`results-and-ingestion.md`) to the
+/// run's rows: `agg_eval_all.json` holds eval rows, `agg_bmk.json` (and
+/// other `agg_*` files) benchmark rows, and any file whose rows carry
+/// `request_metrics` is an agentic result.
+pub fn add_artifact_file(
+    out: &mut RunArtifacts,
+    name: &str,
+    text: &str,
+) -> Result<(), serde_json::Error> {
+    let v: serde_json::Value = serde_json::from_str(text)?;
+    let rows = match v {
+        serde_json::Value::Array(a) => a,
+        other => vec![other],
+    };
+    if name == "agg_eval_all.json" {
+        out.eval_rows.extend(rows);
+    } else if name == "agg_bmk.json" {
+        out.bmk_rows.extend(rows);
+    } else if rows.iter().any(|r| r.get("request_metrics").is_some()) {
+        out.agentic_rows.extend(rows);
+    } else if name.starts_with("agg_") {
+        out.bmk_rows.extend(rows);
+    }
+    Ok(())
+}
+
 /// Reads a directory of run artifacts.
 pub fn read_artifacts(dir: &Path) -> Result<RunArtifacts, CliError> {
     let mut out = RunArtifacts::default();
@@ -153,22 +179,9 @@ pub fn read_artifacts(dir: &Path) -> Result<RunArtifacts, CliError> {
     for p in files {
         let text = std::fs::read_to_string(&p)
             .map_err(|e| CliError::Io(p.display().to_string(), e.to_string()))?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| CliError::Parse(p.display().to_string(), e.to_string()))?;
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let rows = match v {
-            serde_json::Value::Array(a) => a,
-            other => vec![other],
-        };
-        if name == "agg_eval_all.json" {
-            out.eval_rows.extend(rows);
-        } else if name == "agg_bmk.json" {
-            out.bmk_rows.extend(rows);
-        } else if rows.iter().any(|r| r.get("request_metrics").is_some()) {
-            out.agentic_rows.extend(rows);
-        } else if name.starts_with("agg_") {
-            out.bmk_rows.extend(rows);
-        }
+        add_artifact_file(&mut out, name, &text)
+            .map_err(|e| CliError::Parse(p.display().to_string(), e.to_string()))?;
     }
     Ok(out)
 }
@@ -254,56 +267,98 @@ fn parse_args(args: &[String]) -> Result<Args, CliError> {
     }
 }
 
-async fn read_text(src: &GitRepo, rev: &str, path: &str) -> Result<Option<String>, RepoError> {
+async fn read_text(
+    src: &dyn RepoSource,
+    rev: &str,
+    path: &str,
+) -> Result<Option<String>, RepoError> {
     Ok(crate::repo::read_optional(src, rev, path)
         .await?
         .map(|b| String::from_utf8_lossy(&b).into_owned()))
 }
 
-/// Reads the trees of a local range.
-async fn local_trees(
-    src: &GitRepo,
+/// Reads several files at one revision, a few at a time (each is a request
+/// on the GitHub API); files that do not exist are left out.
+async fn read_many(
+    src: &dyn RepoSource,
+    rev: &str,
+    paths: Vec<String>,
+) -> Result<BTreeMap<String, String>, RepoError> {
+    use futures::{StreamExt, TryStreamExt};
+    let read: Vec<(String, Option<String>)> = futures::stream::iter(paths)
+        .map(|p| async move {
+            let t = read_text(src, rev, &p).await?;
+            Ok::<_, RepoError>((p, t))
+        })
+        .buffered(8)
+        .try_collect()
+        .await?;
+    Ok(read
+        .into_iter()
+        .filter_map(|(p, t)| t.map(|t| (p, t)))
+        .collect())
+}
+
+/// Where the policy files and the configuration come from.
+pub struct PolicyAt<'a> {
+    /// The default branch (the server); `None`: the merge base stands in
+    /// for it (a local range).
+    pub rev: Option<&'a str>,
+    /// The repository configuration when the caller already holds it.
+    pub cfg: Option<RepoConfig>,
+}
+
+/// Reads what the checks need of a range `base...head` through any
+/// repository source (a local clone or the GitHub API): policy files,
+/// master configs, the changelog, runners, every changed file on both
+/// sides and the recipes and scripts the head's changed entries run.
+pub async fn read_trees(
+    src: &dyn RepoSource,
     base: &str,
     head: &str,
-) -> Result<(Trees, RepoConfig, VerifierSettings, Vec<Commit>), CliError> {
+    policy_at: PolicyAt<'_>,
+) -> Result<(Trees, RepoConfig, VerifierSettings), CliError> {
     let cmp = src.compare(base, head).await?;
     let base_sha = cmp.merge_base.clone();
     let head_sha = cmp.head.clone();
-    // The default branch is approximated by the merge base.
-    let cfg = match read_text(src, &base_sha, REPO_CONFIG_PATH).await? {
-        Some(t) => RepoConfig::from_toml(REPO_CONFIG_PATH, t.as_bytes())
-            .map_err(|e| CliError::Parse(REPO_CONFIG_PATH.into(), e.to_string()))?,
-        None => RepoConfig::default(),
+    let policy_rev = policy_at.rev.unwrap_or(&base_sha).to_owned();
+    let cfg = match policy_at.cfg {
+        Some(c) => c,
+        None => match read_text(src, &policy_rev, REPO_CONFIG_PATH).await? {
+            Some(t) => RepoConfig::from_toml(REPO_CONFIG_PATH, t.as_bytes())
+                .map_err(|e| CliError::Parse(REPO_CONFIG_PATH.into(), e.to_string()))?,
+            None => RepoConfig::default(),
+        },
     };
-    let settings = match read_text(src, &base_sha, VERIFIER_SETTINGS_PATH).await? {
+    let settings = match read_text(src, &policy_rev, VERIFIER_SETTINGS_PATH).await? {
         Some(t) => VerifierSettings::from_toml(VERIFIER_SETTINGS_PATH, &t)
             .map_err(|e| CliError::Parse(VERIFIER_SETTINGS_PATH.into(), e.to_string()))?,
         None => VerifierSettings::default(),
     };
-    let base_tree = src.list_tree(&base_sha).await?;
+    let policy_tree = src.list_tree(&policy_rev).await?;
     let head_tree: BTreeSet<String> = src
         .list_tree(&head_sha)
         .await?
         .into_iter()
         .map(|e| e.path)
         .collect();
-    let mut policy = BTreeMap::new();
     let p = &cfg.paths;
-    for e in &base_tree {
-        let singles = [
-            &p.codeowners,
-            &p.models_policy,
-            &p.checklist_template,
-            &p.eval_thresholds,
-        ];
-        if (singles.contains(&&e.path)
-            || e.path.starts_with(&p.golden_al_dir)
-            || e.path.starts_with(&p.waivers_dir))
-            && let Some(t) = read_text(src, &base_sha, &e.path).await?
-        {
-            policy.insert(e.path.clone(), t);
-        }
-    }
+    let singles = [
+        &p.codeowners,
+        &p.models_policy,
+        &p.checklist_template,
+        &p.eval_thresholds,
+    ];
+    let policy_paths: Vec<String> = policy_tree
+        .into_iter()
+        .map(|e| e.path)
+        .filter(|path| {
+            singles.contains(&path)
+                || path.starts_with(&p.golden_al_dir)
+                || path.starts_with(&p.waivers_dir)
+        })
+        .collect();
+    let policy = read_many(src, &policy_rev, policy_paths).await?;
     let mut wanted: BTreeSet<String> = p.master_configs.iter().cloned().collect();
     wanted.insert(p.changelog.clone());
     wanted.insert(p.runners.clone());
@@ -313,17 +368,13 @@ async fn local_trees(
             wanted.insert(prev.clone());
         }
     }
-    let (mut base_files, mut head_files) = (BTreeMap::new(), BTreeMap::new());
-    for path in &wanted {
-        if let Some(t) = read_text(src, &base_sha, path).await? {
-            base_files.insert(path.clone(), t);
-        }
-        if head_tree.contains(path)
-            && let Some(t) = read_text(src, &head_sha, path).await?
-        {
-            head_files.insert(path.clone(), t);
-        }
-    }
+    let base_files = read_many(src, &base_sha, wanted.iter().cloned().collect()).await?;
+    let at_head: Vec<String> = wanted
+        .iter()
+        .filter(|p| head_tree.contains(p.as_str()))
+        .cloned()
+        .collect();
+    let mut head_files = read_many(src, &head_sha, at_head).await?;
     // Recipes and scripts the head's master entries run.
     let mut extra: BTreeSet<String> = BTreeSet::new();
     for m in &p.master_configs {
@@ -358,13 +409,11 @@ async fn local_trees(
             );
         }
     }
-    for path in extra {
-        if !head_files.contains_key(&path)
-            && let Some(t) = read_text(src, &head_sha, &path).await?
-        {
-            head_files.insert(path, t);
-        }
-    }
+    let missing: Vec<String> = extra
+        .into_iter()
+        .filter(|p| !head_files.contains_key(p))
+        .collect();
+    head_files.extend(read_many(src, &head_sha, missing).await?);
     let files = cmp
         .files
         .iter()
@@ -375,7 +424,6 @@ async fn local_trees(
             patch: f.patch.clone(),
         })
         .collect();
-    let commits = commits_between(src.dir(), &base_sha, &head_sha);
     Ok((
         Trees {
             policy,
@@ -387,7 +435,6 @@ async fn local_trees(
         },
         cfg,
         settings,
-        commits,
     ))
 }
 
@@ -421,7 +468,17 @@ pub async fn check_local(
     today: NaiveDate,
 ) -> Result<(Verdict, Snapshot, RepoConfig), CliError> {
     let src = GitRepo::new(repo);
-    let (trees, cfg, settings, commits) = local_trees(&src, base, head).await?;
+    let (trees, cfg, settings) = read_trees(
+        &src,
+        base,
+        head,
+        PolicyAt {
+            rev: None,
+            cfg: None,
+        },
+    )
+    .await?;
+    let commits = commits_between(src.dir(), &trees.base_sha, &trees.head_sha);
     let mut facts = facts;
     if facts.commits.is_none() {
         facts.commits = Some(commits);

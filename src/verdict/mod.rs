@@ -3,6 +3,7 @@
 //! head's comment, the `codeowner-signoff-verify` commit status, and the
 //! data of the `sweepgate / verdict` check run.
 pub mod local;
+pub mod remote;
 
 use askama::Template;
 use serde::Serialize;
@@ -11,7 +12,7 @@ use crate::checks::snapshot::Snapshot;
 use crate::checks::{CheckResult, Evidence, Outcome, verifier};
 use crate::config::RepoConfig;
 
-pub use local::{GithubFacts, Trees, check_local, cli_main, snapshot_from_trees};
+pub use local::{CliError, GithubFacts, Trees, check_local, cli_main, snapshot_from_trees};
 
 /// The status context the required check depends on.
 pub const STATUS_CONTEXT: &str = "codeowner-signoff-verify";

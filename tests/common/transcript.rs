@@ -13,7 +13,7 @@ use std::time::Duration;
 use sweepgate::config::server::Secret;
 use sweepgate::events::EventRouter;
 use sweepgate::github::{Credentials, GitHub, GitHubConfig, RetryPolicy};
-use sweepgate::handlers::{Services, event_router};
+use sweepgate::handlers::{Clock, Services, event_router};
 use sweepgate::queue::JobRunner;
 use sweepgate::sandbox::{Change, PullRequestSpec, Sandbox, SandboxConfig};
 use sweepgate::server::{AppState, router};
@@ -24,6 +24,15 @@ use tower::ServiceExt;
 pub const OWNER: &str = "InferenceX";
 pub const REPO: &str = "InferenceX";
 pub const KEY_PEM: &str = include_str!("../../src/sandbox/app-key.pem");
+
+/// How a world differs from the default one.
+#[derive(Default)]
+pub struct Setup {
+    /// Default-branch files (the real fixtures when `None`).
+    pub files: Option<Vec<(String, Vec<u8>)>>,
+    pub clock_start: Option<chrono::DateTime<chrono::Utc>>,
+    pub clock: Clock,
+}
 
 pub struct World {
     pub sandbox: Sandbox,
@@ -75,14 +84,29 @@ impl World {
     }
 
     pub async fn with_db(db: TestDb) -> World {
-        let (sandbox, _) = Sandbox::start_with(SandboxConfig::default()).await.unwrap();
+        Self::with_setup(db, Setup::default()).await
+    }
+
+    /// A world with its own default-branch files, sandbox clock and the
+    /// verifier's date.
+    pub async fn with_setup(db: TestDb, setup: Setup) -> World {
+        let mut config = SandboxConfig::default();
+        if let Some(t) = setup.clock_start {
+            config.clock_start = t;
+        }
+        let (sandbox, _) = Sandbox::start_with(config).await.unwrap();
         sandbox.add_org(OWNER);
         sandbox
-            .add_repo(OWNER, REPO, "main", fixture_files())
+            .add_repo(
+                OWNER,
+                REPO,
+                "main",
+                setup.files.unwrap_or_else(fixture_files),
+            )
             .unwrap();
         let installation = sandbox.install_app(OWNER);
         let github = github_for(&sandbox);
-        let events = event_router(Services { github });
+        let events = event_router(Services::new(github).with_clock(setup.clock));
         let app = router(AppState::new(
             db.store.clone(),
             vec![Secret::new(sandbox.webhook_secret())],
