@@ -601,3 +601,71 @@ async fn verify_reruns_the_verifier_for_the_signer() {
     )), "{reply}");
     seed.w.finish(&[pr]).await;
 }
+
+/// Seed 003: the changelog and the PR contradict the shipped config in
+/// four parsed claims; the sandbox transcript gives Check 15 REVIEW listing
+/// all four (the rest of the verdict is whatever the thin world gives).
+#[tokio::test]
+async fn seed_003_check_15_lists_the_four_contradicted_claims() {
+    let dir = seed().with_file_name("seed003");
+    let gh: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("github.json")).unwrap()).unwrap();
+    let mut files: BTreeMap<String, Vec<u8>> =
+        common::transcript::fixture_files().into_iter().collect();
+    files.extend(tree(&dir.join("base")));
+    files.insert(
+        ".github/sweepgate.toml".into(),
+        std::fs::read(dir.join("config.toml")).unwrap(),
+    );
+    let mut w = World::with_setup(
+        common::TestDb::sqlite().await,
+        Setup {
+            files: Some(files.into_iter().collect()),
+            clock_start: None,
+            clock: Clock::Fixed(NaiveDate::from_ymd_opt(2026, 4, 20).unwrap()),
+        },
+    )
+    .await;
+    let changes: Vec<Change> = tree(&dir.join("head"))
+        .into_iter()
+        .map(|(p, b)| Change::write(p, b))
+        .collect();
+    let s = w.sandbox.clone();
+    s.create_branch(OWNER, REPO, "dsv4-b200-mtp", "main")
+        .unwrap();
+    s.commit_as(OWNER, REPO, "dsv4-b200-mtp", &changes, "MTP", "cquil11")
+        .unwrap();
+    let pr = s
+        .open_pr(
+            PullRequestSpec::new(OWNER, REPO, "dsv4-b200-mtp", "cquil11")
+                .title(gh["pr"]["title"].as_str().unwrap())
+                .body(gh["pr"]["body"].as_str().unwrap()),
+        )
+        .unwrap();
+    w.deliver().await;
+    // The guide, the lint summary and the sweep gate (no label yet).
+    let opening = w.take_comments(pr.number);
+    assert_eq!(opening.len(), 3, "{opening:#?}");
+    pr.post_comment(
+        "lead",
+        "MEMBER",
+        "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n\n- [x] Verified the recipe\n\nSigned: lead\n",
+    )
+    .unwrap();
+    w.deliver().await;
+    let verdict = w.next_comment(pr.number);
+    assert!(
+        verdict.contains("## ❌❌❌ **REJECTED** ❌❌❌"),
+        "{verdict}"
+    );
+    let expected = std::fs::read_to_string(dir.join("expected_check15.txt")).unwrap();
+    let line = format!(
+        "❌ Check 15 (PR description): REVIEW — {}",
+        expected.trim_end()
+    );
+    assert!(
+        verdict.lines().any(|l| l == line),
+        "wanted {line}\nin\n{verdict}"
+    );
+    w.finish(&[pr.number]).await;
+}

@@ -212,6 +212,21 @@ impl World {
         c.body
     }
 
+    /// Every bot comment new or changed since last consumed, oldest first.
+    pub fn take_comments(&mut self, pr: u64) -> Vec<String> {
+        let mut fresh: Vec<_> = self
+            .sandbox
+            .bot_comments(OWNER, REPO, pr)
+            .into_iter()
+            .filter(|c| self.seen.get(&c.id) != Some(&c.body))
+            .collect();
+        fresh.sort_by_key(|c| c.id);
+        for c in &fresh {
+            self.seen.insert(c.id, c.body.clone());
+        }
+        fresh.into_iter().map(|c| c.body).collect()
+    }
+
     /// Fails on any bot comment (new or edited) the test did not consume.
     pub fn assert_no_unexpected_comments(&self, pr: u64) {
         let unexpected: Vec<_> = self
