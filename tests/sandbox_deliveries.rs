@@ -68,10 +68,12 @@ async fn every_state_change_yields_a_signed_fixture_shaped_delivery() {
         .map(|d| format!("{}.{}", d.event, d.action.clone().unwrap_or_default()))
         .collect();
     let expected = [
+        "push.",
         "pull_request.opened",
         "pull_request.ready_for_review",
         "pull_request.labeled",
         "pull_request.unlabeled",
+        "push.",
         "pull_request.synchronize",
         "issue_comment.created",
         "issue_comment.edited",
@@ -114,23 +116,30 @@ async fn every_state_change_yields_a_signed_fixture_shaped_delivery() {
                 .any(|(k, v)| *k == "x-github-delivery" && *v == d.id)
         );
     }
-    let sync = &ds[4].payload;
+    let push = &ds[5].payload;
+    assert_eq!(push["ref"], "refs/heads/feat");
+    assert_eq!(
+        (push["before"].as_str(), push["after"].as_str()),
+        (Some(before.as_str()), Some(after.as_str()))
+    );
+    assert_eq!(push["head_commit"]["message"], "b");
+    let sync = &ds[6].payload;
     assert_eq!(
         (sync["before"].as_str(), sync["after"].as_str()),
         (Some(before.as_str()), Some(after.as_str()))
     );
     assert_eq!(sync["pull_request"]["head"]["sha"], after);
-    assert_eq!(ds[2].payload["label"]["name"], "full-sweep-enabled");
-    assert_eq!(ds[2].payload["sender"]["login"], "maintainer");
-    let comment = &ds[5].payload;
+    assert_eq!(ds[3].payload["label"]["name"], "full-sweep-enabled");
+    assert_eq!(ds[3].payload["sender"]["login"], "maintainer");
+    let comment = &ds[7].payload;
     assert!(
         comment["issue"]["pull_request"]["url"].is_string(),
         "a PR comment carries issue.pull_request"
     );
     assert_eq!(comment["comment"]["author_association"], "COLLABORATOR");
-    assert_eq!(ds[6].payload["changes"]["body"]["from"], "/use 1");
-    assert_eq!(ds[7].payload["review"]["state"], "APPROVED");
-    let done = &ds[13].payload;
+    assert_eq!(ds[8].payload["changes"]["body"]["from"], "/use 1");
+    assert_eq!(ds[9].payload["review"]["state"], "APPROVED");
+    let done = &ds[15].payload;
     assert_eq!(done["workflow_run"]["conclusion"], "success");
     assert_eq!(
         done["workflow_run"]["pull_requests"][0]["number"],
@@ -190,7 +199,8 @@ async fn push_mode_retries_until_the_receiver_is_up_and_keeps_order() {
     sb.deliver_to(&url);
     // Receiver down: nothing is lost, attempts pile up on the first one.
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert_eq!(sb.pending_deliveries(), 2);
+    // The push, the opened PR and the comment.
+    assert_eq!(sb.pending_deliveries(), 3);
     let first = &sb.all_deliveries()[0];
     assert!(first.attempts >= 2, "retried {} times", first.attempts);
     assert_eq!(first.last_status, Some(503));
@@ -201,7 +211,10 @@ async fn push_mode_retries_until_the_receiver_is_up_and_keeps_order() {
     assert!(sb.flush_deliveries(Duration::from_secs(10)).await);
     let got = receiver.got.lock().unwrap().clone();
     let events: Vec<&str> = got.iter().map(|(e, _, _)| e.as_str()).collect();
-    assert_eq!(events, ["pull_request", "issue_comment", "pull_request"]);
+    assert_eq!(
+        events,
+        ["push", "pull_request", "issue_comment", "pull_request"]
+    );
     for (_, sig, body) in &got {
         assert_eq!(*sig, hmac_hex(&sb.webhook_secret(), body));
     }

@@ -56,6 +56,22 @@ pub struct Reply<'a> {
     pub answers: &'a [String],
 }
 
+/// The validation of a PR that changes sweepgate's own configuration.
+#[derive(Template)]
+#[template(path = "config-check.md", escape = "none")]
+pub struct ConfigCheck<'a> {
+    pub sha: &'a str,
+    /// The changed configuration files, as `a` or `a and b`.
+    pub files: &'a str,
+    pub many: bool,
+    pub branch: &'a str,
+    /// `file:line:column: message`, one per problem.
+    pub problems: &'a [String],
+}
+
+/// The marker of the configuration validation comment.
+pub const CONFIG_CHECK_MARKER: &str = "<!-- sweepgate:config-check -->";
+
 /// The answer to `/verify`: the verdict it published, or that there is
 /// no sign-off to verify.
 #[derive(Template)]

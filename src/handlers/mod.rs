@@ -148,6 +148,7 @@ pub fn event_router(services: Services) -> EventRouter {
         .with(Arc::new(commands::Commands::new(services.clone())))
         .with(Arc::new(verify::SignoffVerifier::new(services.clone())))
         .with(Arc::new(lint::RecipeLint::new(services.clone())))
+        .with(Arc::new(repo_config::ConfigCheck::new(services.clone())))
         .with(Arc::new(sweeps::SweepGate::new(services.clone())))
         .with(Arc::new(sweeps::RunResults::new(services.clone())))
         .with(Arc::new(sweeps::StagingCallback::new(services)))

@@ -50,3 +50,199 @@ pub async fn load(
         }
     }
 }
+
+/// The configuration files sweepgate reads from the default branch.
+pub const CONFIG_FILES: [&str; 2] = [REPO_CONFIG_PATH, crate::checks::VERIFIER_SETTINGS_PATH];
+
+pub const CONFIG_CHECK: &str = "sweepgate / config";
+
+/// Every problem of the configuration files given, as
+/// `file:line:column: message` (verifier settings name no position).
+pub fn validate(files: &[(&str, Vec<u8>)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, bytes) in files {
+        if *path == REPO_CONFIG_PATH {
+            if let Err(e) = RepoConfig::from_toml(path, bytes) {
+                out.push(format!("{}:{}:{}: {}", e.file, e.line, e.column, e.message));
+            }
+        } else if let Err(e) =
+            crate::checks::VerifierSettings::from_toml(path, &String::from_utf8_lossy(bytes))
+        {
+            out.push(format!("{}: {}", e.file, e.message));
+        }
+    }
+    out
+}
+
+/// Configuration changes: a PR that edits a configuration file gets one
+/// validation comment (edited per head) and a check run; a push to the
+/// default branch reloads the configuration, and a check run on the
+/// pushed commit says whether it took effect.
+pub struct ConfigCheck {
+    services: super::Services,
+}
+
+impl ConfigCheck {
+    pub fn new(services: super::Services) -> Self {
+        Self { services }
+    }
+}
+
+/// The check run of a validation: failure with an annotation per problem
+/// that names a line.
+async fn report(
+    api: &Api,
+    repo: &RepoName,
+    sha: &str,
+    problems: &[String],
+    success_title: &str,
+) -> Result<(), HandlerError> {
+    let annotations: Vec<serde_json::Value> = problems
+        .iter()
+        .filter_map(|p| {
+            let mut parts = p.splitn(4, ':');
+            let (file, line) = (parts.next()?, parts.next()?.parse::<usize>().ok()?);
+            Some(serde_json::json!({
+                "path": file,
+                "start_line": line.max(1),
+                "end_line": line.max(1),
+                "annotation_level": "failure",
+                "title": "invalid sweepgate configuration",
+                "message": p,
+            }))
+        })
+        .collect();
+    let summary = if problems.is_empty() {
+        success_title.to_owned()
+    } else {
+        problems.join("\n")
+    };
+    api.check_run_with_annotations(
+        repo,
+        &crate::github::CheckRunReport {
+            name: CONFIG_CHECK,
+            head_sha: sha,
+            conclusion: if problems.is_empty() {
+                "success"
+            } else {
+                "failure"
+            },
+            title: if problems.is_empty() {
+                success_title
+            } else {
+                "invalid sweepgate configuration"
+            },
+            summary: &summary,
+            annotations: &annotations,
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+#[async_trait::async_trait]
+impl crate::events::Handler for ConfigCheck {
+    fn name(&self) -> &'static str {
+        "config-check"
+    }
+
+    fn accepts(&self, kind: &str) -> bool {
+        matches!(
+            kind,
+            "push" | "pull_request.opened" | "pull_request.reopened" | "pull_request.synchronize"
+        )
+    }
+
+    async fn handle(
+        &self,
+        ctx: &crate::events::JobContext,
+        event: &crate::events::Event,
+    ) -> Result<(), HandlerError> {
+        use crate::events::Event;
+        match event {
+            Event::Push(ev) => {
+                let default = ctx.envelope.default_branch.as_deref().unwrap_or("main");
+                if ev.ref_name != format!("refs/heads/{default}")
+                    || ev.after.chars().all(|c| c == '0')
+                {
+                    return Ok(());
+                }
+                let scope = self.services.scope(ctx).await?;
+                // `scope` already reloaded the file; say whether it took.
+                let mut files = Vec::new();
+                for path in CONFIG_FILES {
+                    if let Some(b) = scope.api.file_at(&scope.repo, path, &ev.after).await? {
+                        files.push((path, b));
+                    }
+                }
+                if files.is_empty() {
+                    return Ok(());
+                }
+                let problems = validate(&files);
+                if !problems.is_empty() {
+                    tracing::warn!(repo = %scope.repo, problems = ?problems, "configuration on the default branch is invalid; the last valid one stays in force");
+                }
+                report(
+                    &scope.api,
+                    &scope.repo,
+                    &ev.after,
+                    &problems,
+                    "configuration reloaded",
+                )
+                .await
+            }
+            Event::PullRequest(ev) => {
+                let scope = self.services.scope(ctx).await?;
+                let pr = &ev.pull_request;
+                let Some(head) = pr.head.as_ref() else {
+                    return Ok(());
+                };
+                let changed = scope.api.pr_files(&scope.repo, pr.number).await?;
+                let touched: Vec<&str> = CONFIG_FILES
+                    .into_iter()
+                    .filter(|p| changed.iter().any(|f| f.filename == *p))
+                    .collect();
+                if touched.is_empty() {
+                    return Ok(());
+                }
+                // Files read from the head repository (a fork's head
+                // commit is visible through the base repository).
+                let mut files = Vec::new();
+                for path in &touched {
+                    if let Some(b) = scope.api.file_at(&scope.repo, path, &head.sha).await? {
+                        files.push((*path, b));
+                    }
+                }
+                let problems = validate(&files);
+                let body = crate::comments::render(&crate::comments::ConfigCheck {
+                    sha: &head.sha,
+                    files: &touched
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                    many: touched.len() > 1,
+                    branch: &scope.default_branch,
+                    problems: &problems,
+                });
+                super::publish::upsert(
+                    &scope.api,
+                    &scope.repo,
+                    pr.number,
+                    crate::comments::CONFIG_CHECK_MARKER,
+                    &body,
+                )
+                .await?;
+                report(
+                    &scope.api,
+                    &scope.repo,
+                    &head.sha,
+                    &problems,
+                    "configuration valid",
+                )
+                .await
+            }
+            _ => Ok(()),
+        }
+    }
+}

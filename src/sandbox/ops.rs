@@ -352,8 +352,25 @@ impl World {
             author_login: Some(author.to_string()),
         });
         let repo = self.repo_mut(key)?;
-        repo.branches.insert(branch.to_string(), sha.clone());
+        let before = repo
+            .branches
+            .insert(branch.to_string(), sha.clone())
+            .unwrap_or_else(|| "0".repeat(40));
         repo.pushed_at = sig.date;
+        let commit = json!({ "id": sha, "message": message, "author": { "username": author } });
+        self.emit(
+            "push",
+            key,
+            author,
+            obj(json!({
+                "ref": format!("refs/heads/{branch}"),
+                "before": before,
+                "after": sha,
+                "created": before.chars().all(|c| c == '0'),
+                "commits": [commit.clone()],
+                "head_commit": commit,
+            })),
+        );
         for (rk, number) in self.prs_with_head(key, branch) {
             let Ok(issue) = self.issue_mut(&rk, number) else {
                 continue;
