@@ -180,15 +180,14 @@ async fn find_run(
     head_branch: &str,
     commits: &BTreeSet<String>,
 ) -> Result<Option<crate::sweep::runs::RunFacts>, GitHubError> {
-    let named = req.pinned_run.or_else(|| {
-        newest_authorized(comments, reuse)
-            .and_then(|c| c.run_id)
-            .map(RunId)
-    });
+    let newest = newest_authorized(comments, reuse);
+    let named = req
+        .pinned_run
+        .or_else(|| newest.as_ref().and_then(|c| c.run_id).map(RunId));
     if let Some(id) = named {
         return api.workflow_run(req.repo, id).await;
     }
-    if newest_authorized(comments, reuse).is_none() {
+    if newest.is_none() {
         return Ok(None);
     }
     let runs = api

@@ -196,8 +196,8 @@ impl World {
         ran
     }
 
-    /// The next bot comment that is new or changed since last consumed.
-    pub fn next_comment(&mut self, pr: u64) -> String {
+    /// Bot comments new or changed since last consumed, oldest first.
+    fn fresh(&self, pr: u64) -> Vec<sweepgate::sandbox::CommentView> {
         let mut fresh: Vec<_> = self
             .sandbox
             .bot_comments(OWNER, REPO, pr)
@@ -205,7 +205,12 @@ impl World {
             .filter(|c| self.seen.get(&c.id) != Some(&c.body))
             .collect();
         fresh.sort_by_key(|c| c.id);
-        let Some(c) = fresh.into_iter().next() else {
+        fresh
+    }
+
+    /// The next bot comment that is new or changed since last consumed.
+    pub fn next_comment(&mut self, pr: u64) -> String {
+        let Some(c) = self.fresh(pr).into_iter().next() else {
             panic!("expected a bot comment on #{pr}, found none");
         };
         self.seen.insert(c.id, c.body.clone());
@@ -214,13 +219,7 @@ impl World {
 
     /// Every bot comment new or changed since last consumed, oldest first.
     pub fn take_comments(&mut self, pr: u64) -> Vec<String> {
-        let mut fresh: Vec<_> = self
-            .sandbox
-            .bot_comments(OWNER, REPO, pr)
-            .into_iter()
-            .filter(|c| self.seen.get(&c.id) != Some(&c.body))
-            .collect();
-        fresh.sort_by_key(|c| c.id);
+        let fresh = self.fresh(pr);
         for c in &fresh {
             self.seen.insert(c.id, c.body.clone());
         }
@@ -229,13 +228,7 @@ impl World {
 
     /// Fails on any bot comment (new or edited) the test did not consume.
     pub fn assert_no_unexpected_comments(&self, pr: u64) {
-        let unexpected: Vec<_> = self
-            .sandbox
-            .bot_comments(OWNER, REPO, pr)
-            .into_iter()
-            .filter(|c| self.seen.get(&c.id) != Some(&c.body))
-            .map(|c| c.body)
-            .collect();
+        let unexpected: Vec<String> = self.fresh(pr).into_iter().map(|c| c.body).collect();
         assert!(
             unexpected.is_empty(),
             "unexpected bot comments: {unexpected:#?}"
