@@ -79,8 +79,14 @@ pub async fn start(
         wake.clone(),
         &addr.to_string(),
     );
+    let dash = crate::dashboard::DashState::new(
+        store.clone(),
+        cfg.admin_token.clone(),
+        cfg.public_url.as_deref(),
+        wake.clone(),
+    );
     let state = AppState::new(store, cfg.webhook_secrets.clone(), wake);
-    let app = router(state);
+    let app = router(state).merge(crate::dashboard::router(dash));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let done = tokio::spawn(async move {
         axum::serve(listener, app)
@@ -167,7 +173,8 @@ pub async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     let listener = TcpListener::bind(cfg.listen)
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
-    let running = start(&cfg, store, event_router(Services::new(github)), listener).await?;
+    let services = Services::new(github).with_public_url(cfg.public_url.clone());
+    let running = start(&cfg, store, event_router(services), listener).await?;
     tracing::info!(addr = %running.addr, db = %redact_url(&cfg.database_url), "sweepgate listening");
     running.wait().await
 }

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod commands;
 pub mod comments;
 pub mod config;
+pub mod dashboard;
 pub mod demo;
 pub mod deploy;
 pub mod events;

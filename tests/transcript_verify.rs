@@ -113,10 +113,15 @@ struct Seed {
 /// Seed 002 up to the moment the CODEOWNER signs off.
 async fn seed002() -> Seed {
     let gh = github_json();
-    seed002_with(gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap()).await
+    seed002_with(
+        gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
+        None,
+    )
+    .await
 }
 
-async fn seed002_with(cookbook_patch: &str) -> Seed {
+/// Seed 002 with the upstream cookbook PR's patch and the dashboard's URL.
+async fn seed002_with(cookbook_patch: &str, public_url: Option<&str>) -> Seed {
     let dir = seed();
     let gh = github_json();
     let mut files = tree(&dir.join("policy"));
@@ -137,6 +142,7 @@ async fn seed002_with(cookbook_patch: &str) -> Seed {
             files: Some(files.into_iter().collect()),
             clock_start: Some(Utc.with_ymd_and_hms(2026, 10, 14, 20, 0, 0).unwrap()),
             clock: Clock::Fixed(NaiveDate::from_ymd_opt(2026, 10, 16).unwrap()),
+            public_url: public_url.map(str::to_owned),
         },
     )
     .await;
@@ -529,7 +535,7 @@ async fn ack_check_turns_a_review_row_into_an_acknowledged_pass() {
         .filter(|l| !l.contains("const dep2"))
         .map(|l| format!("{l}\n"))
         .collect();
-    let mut seed = seed002_with(&patch).await;
+    let mut seed = seed002_with(&patch, None).await;
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();
     let (_, verdict) = seed.sign(&signoff).await;
@@ -623,6 +629,7 @@ async fn seed_003_check_15_lists_the_four_contradicted_claims() {
             files: Some(files.into_iter().collect()),
             clock_start: None,
             clock: Clock::Fixed(NaiveDate::from_ymd_opt(2026, 4, 20).unwrap()),
+            public_url: None,
         },
     )
     .await;
@@ -668,4 +675,93 @@ async fn seed_003_check_15_lists_the_four_contradicted_claims() {
         "wanted {line}\nin\n{verdict}"
     );
     w.finish(&[pr.number]).await;
+}
+
+#[tokio::test]
+async fn the_dashboard_shows_the_verdict_its_rows_and_the_pareto_plot() {
+    let gh = github_json();
+    let mut seed = seed002_with(
+        gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
+        Some("https://sweepgate.example.com/"),
+    )
+    .await;
+    let pr = seed.pr.number;
+    let signoff = seed.signoff.clone();
+    let (_, verdict) = seed.sign(&signoff).await;
+    // The comment links the plot on the dashboard.
+    let plot = format!(
+        "https://sweepgate.example.com/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg?sha={}",
+        seed.head
+    );
+    assert!(
+        verdict.ends_with(&format!(
+            "Pareto plot of the assessed curves: {plot}\n\nAssessed commit: {}.",
+            seed.head
+        )),
+        "{verdict}"
+    );
+
+    // The PR page: the verdict with its 18 rows and the inline plot.
+    let (status, html) = seed
+        .w
+        .page(&format!("/repos/{OWNER}/{REPO}/pulls/{pr}"))
+        .await;
+    assert_eq!(status, 200, "{html}");
+    assert!(html.contains(&format!(
+        r#"<article class="verdict" data-sha="{}">"#,
+        seed.head
+    )));
+    assert!(
+        html.contains(r#"<span class="PASS">PASS</span> for @nvpohanh"#),
+        "{html}"
+    );
+    for n in 0..18 {
+        assert!(
+            html.contains(&format!("<tr><td>{n}</td><td>")),
+            "row {n}:\n{html}"
+        );
+    }
+    assert!(html.contains(r#"class="pareto""#));
+    assert!(html.contains(&format!("run {RUN} · {}", seed.head)));
+    assert!(
+        html.contains("/use 38614048439"),
+        "the command is on the timeline"
+    );
+
+    // The plot itself: both percentiles of the curve, 7 of 8 points on each
+    // frontier, the dominated point grey.
+    let (status, svg) = seed
+        .w
+        .page(&format!(
+            "/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg?sha={}",
+            seed.head
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert_eq!(svg.matches(r#"<g class="series""#).count(), 2, "{svg}");
+    assert_eq!(svg.matches(r#"class="point frontier""#).count(), 14);
+    assert_eq!(svg.matches(r#"class="point dominated""#).count(), 2);
+    assert!(svg.contains(r#"data-percentile="P90 E2EL""#));
+    assert!(svg.contains(r#"data-percentile="P75 E2EL""#));
+    assert!(
+        svg.contains("TP4 C1: latency"),
+        "the dominated point is labelled"
+    );
+    let (status, _) = seed
+        .w
+        .page(&format!(
+            "/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg?sha=0000"
+        ))
+        .await;
+    assert_eq!(status, 404);
+
+    // The overview lists the PR with its verdict.
+    let (status, html) = seed.w.page("/").await;
+    assert_eq!(status, 200);
+    assert!(html.contains(&format!(
+        r#"<a href="/repos/{OWNER}/{REPO}/pulls/{pr}">{OWNER}/{REPO}#{pr}</a></td><td class="PASS">PASS for @nvpohanh at {}"#,
+        &seed.head[..12]
+    )), "{html}");
+    seed.w.finish(&[pr]).await;
 }

@@ -16,7 +16,7 @@ use crate::config::RepoConfig;
 const N: u8 = 14;
 
 /// One measured point.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Point {
     pub x: f64,
     pub y: f64,
@@ -126,21 +126,28 @@ fn point(v: &Value, pct: &str) -> Option<Point> {
     })
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+/// One curve under one latency percentile, as Check 14 assessed it (the
+/// dashboard plots these).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Series {
+    /// `<model>/<scenario>/<sku>_<framework>/<precision>/run<id>`.
+    pub label: String,
+    /// `P90 E2EL`, `P75 E2EL`, ...
+    pub percentile: String,
+    pub points: Vec<Point>,
+    /// Indices into `points`, by ascending latency.
+    pub frontier: Vec<usize>,
+}
+
+/// The result rows of the changed keys, grouped by curve; a changed key
+/// without a valid point is Check 14's failure.
+fn curves<'a>(
+    s: &'a Snapshot,
+    cfg: &RepoConfig,
+    art: &'a crate::checks::snapshot::RunArtifacts,
+    run_txt: &str,
+) -> Result<BTreeMap<String, Vec<&'a Value>>, CheckResult> {
     let facts = s.facts(cfg);
-    let evals_only =
-        !facts.new_entries.is_empty() && facts.new_entries.iter().all(|e| e.is_evals_only());
-    if facts.changed.is_empty() || evals_only {
-        return CheckResult::na(N, "no benchmark configs changed.");
-    }
-    let Some(art) = &s.artifacts else {
-        return CheckResult::review(
-            N,
-            "run artifacts were not provided; frontier points cannot be counted.",
-        );
-    };
-    let run = s.pinned_run.as_ref().map(|r| r.id);
-    let run_txt = run.map_or("the run".to_owned(), |id| format!("run {id}"));
     let agentic_src: Vec<&Value> = if art.agentic_rows.is_empty() {
         art.bmk_rows.iter().filter(|v| is_agentic(v)).collect()
     } else {
@@ -159,10 +166,10 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             .collect();
         let valid = mine.iter().any(|v| point(v, "p90").is_some());
         if !valid {
-            return CheckResult::fail(
+            return Err(CheckResult::fail(
                 N,
                 format!("no benchmark points for {} in {run_txt}.", k.key),
-            );
+            ));
         }
         for v in mine {
             let e = curves.entry(curve_key(v)).or_default();
@@ -171,36 +178,98 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             }
         }
     }
+    Ok(curves)
+}
+
+fn curve_label(first: &Value, run: Option<u64>) -> String {
+    format!(
+        "{}/{}/{}_{}/{}/{}",
+        s_field(first, "infmax_model_prefix")
+            .or_else(|| s_field(first, "model_prefix"))
+            .unwrap_or(""),
+        scenario_label(first),
+        hw_sku(s_field(first, "hw").unwrap_or("")),
+        s_field(first, "framework").unwrap_or(""),
+        s_field(first, "precision").unwrap_or(""),
+        run.map_or("run".to_owned(), |id| format!("run{id}"))
+    )
+}
+
+/// Each curve's series per latency percentile, with its frontier.
+fn curve_series(s: &Snapshot, rows: &[&Value], run: Option<u64>) -> Vec<Series> {
+    let Some(first) = rows.first() else {
+        return Vec::new();
+    };
+    let label = curve_label(first, run);
+    let pcts: Vec<String> = if is_agentic(first) {
+        s.settings.agentic_latency_percentiles.clone()
+    } else {
+        vec!["p90".into()]
+    };
+    pcts.iter()
+        .map(|pct| {
+            let points: Vec<Point> = rows.iter().filter_map(|v| point(v, pct)).collect();
+            let frontier = frontier(&points);
+            Series {
+                label: label.clone(),
+                percentile: format!("{} E2EL", pct.to_ascii_uppercase()),
+                points,
+                frontier,
+            }
+        })
+        .collect()
+}
+
+/// Every series Check 14 assesses on the snapshot (empty when it has
+/// nothing to plot).
+pub fn series(s: &Snapshot, cfg: &RepoConfig) -> Vec<Series> {
+    let Some(art) = &s.artifacts else {
+        return Vec::new();
+    };
+    let run = s.pinned_run.as_ref().map(|r| r.id);
+    match curves(s, cfg, art, "the run") {
+        Ok(c) => c
+            .values()
+            .flat_map(|rows| curve_series(s, rows, run))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+    let facts = s.facts(cfg);
+    let evals_only =
+        !facts.new_entries.is_empty() && facts.new_entries.iter().all(|e| e.is_evals_only());
+    if facts.changed.is_empty() || evals_only {
+        return CheckResult::na(N, "no benchmark configs changed.");
+    }
+    let Some(art) = &s.artifacts else {
+        return CheckResult::review(
+            N,
+            "run artifacts were not provided; frontier points cannot be counted.",
+        );
+    };
+    let run = s.pinned_run.as_ref().map(|r| r.id);
+    let run_txt = run.map_or("the run".to_owned(), |id| format!("run {id}"));
+    let curves = match curves(s, cfg, art, &run_txt) {
+        Ok(c) => c,
+        Err(fail) => return fail,
+    };
     let min = s.settings.pareto_min_points;
     let mut pass_parts: Vec<String> = Vec::new();
     let mut low: Vec<String> = Vec::new();
     let mut dominated_all: Vec<String> = Vec::new();
     let mut n_pcts = 1usize;
     for rows in curves.values() {
-        let Some(first) = rows.first() else { continue };
-        let label = format!(
-            "{}/{}/{}_{}/{}/{}",
-            s_field(first, "infmax_model_prefix")
-                .or_else(|| s_field(first, "model_prefix"))
-                .unwrap_or(""),
-            scenario_label(first),
-            hw_sku(s_field(first, "hw").unwrap_or("")),
-            s_field(first, "framework").unwrap_or(""),
-            s_field(first, "precision").unwrap_or(""),
-            run.map_or("run".to_owned(), |id| format!("run{id}"))
-        );
-        let pcts: Vec<String> = if is_agentic(first) {
-            s.settings.agentic_latency_percentiles.clone()
-        } else {
-            vec!["p90".into()]
+        let all = curve_series(s, rows, run);
+        let Some(label) = all.first().map(|x| x.label.clone()) else {
+            continue;
         };
-        n_pcts = n_pcts.max(pcts.len());
+        n_pcts = n_pcts.max(all.len());
         let mut counts: Vec<String> = Vec::new();
         let mut dominated_per: Vec<Vec<String>> = Vec::new();
-        for pct in &pcts {
-            let pts: Vec<Point> = rows.iter().filter_map(|v| point(v, pct)).collect();
-            let f = frontier(&pts);
-            let name = format!("{} E2EL", pct.to_ascii_uppercase());
+        for sr in &all {
+            let (pts, f, name) = (&sr.points, &sr.frontier, &sr.percentile);
             counts.push(format!(
                 "{name} has {}/{} frontier points",
                 f.len(),

@@ -86,6 +86,10 @@ pub struct ServerArgs {
     /// Log format.
     #[arg(long, env = "SWEEPGATE_LOG_FORMAT", value_enum)]
     pub log_format: Option<LogFormat>,
+    /// Token the dashboard's actions (retrying a dead job) require; without
+    /// one the dashboard is read-only.
+    #[arg(long, env = "SWEEPGATE_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
 }
 
 /// The optional TOML file.
@@ -103,6 +107,7 @@ struct FileConfig {
     sqlite_sync: Option<SqliteSync>,
     public_url: Option<String>,
     log_format: Option<LogFormat>,
+    admin_token: Option<Secret>,
 }
 
 #[derive(Debug, Clone)]
@@ -118,6 +123,7 @@ pub struct ServerConfig {
     pub sqlite_sync: SqliteSync,
     pub public_url: Option<String>,
     pub log_format: LogFormat,
+    pub admin_token: Option<Secret>,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite:sweepgate.db";
@@ -137,6 +143,7 @@ impl Default for ServerConfig {
             sqlite_sync: SqliteSync::Normal,
             public_url: None,
             log_format: LogFormat::Text,
+            admin_token: None,
         }
     }
 }
@@ -196,6 +203,12 @@ impl ServerConfig {
             sqlite_sync: args.sqlite_sync.or(file.sqlite_sync).unwrap_or_default(),
             public_url: args.public_url.clone().or(file.public_url),
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
+            admin_token: args
+                .admin_token
+                .clone()
+                .map(Secret::new)
+                .or(file.admin_token)
+                .filter(|s| !s.0.is_empty()),
         };
         Ok(cfg)
     }

@@ -206,6 +206,22 @@ impl Handler for Commands {
         {
             Published::Created(id) | Published::Edited(id) | Published::Unchanged(id) => id,
         };
+        let commands: Vec<String> = lines.iter().map(|l| l.normalized.clone()).collect();
+        super::record_activity(
+            &ctx.store,
+            &repo,
+            ev.issue.number,
+            None,
+            "command",
+            &format!("@{}: {}", user.login, commands.join("; ")),
+            &serde_json::json!({
+                "user": user.login,
+                "comment_id": ev.comment.id,
+                "commands": commands,
+                "reply": body,
+            }),
+        )
+        .await?;
         // After the reply exists: the staging request names it.
         for stage in &pending {
             sweeps::dispatch(

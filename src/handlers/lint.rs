@@ -103,6 +103,16 @@ impl Handler for RecipeLint {
         };
         api.check_run_with_annotations(&repo, &report).await?;
         publish::upsert(&api, &repo, pr.number, SUMMARY_PREFIX, &body).await?;
+        super::record_activity(
+            &ctx.store,
+            &repo,
+            pr.number,
+            Some(&head.sha),
+            "lint",
+            &title,
+            &json!({ "findings": findings }),
+        )
+        .await?;
         Ok(())
     }
 }

@@ -20,6 +20,8 @@ pub struct Services {
     pub github: GitHub,
     /// The date the verifier's Check 7 assesses against.
     pub clock: Clock,
+    /// The dashboard's public base URL, linked from the verdict comment.
+    pub public_url: Option<String>,
 }
 
 /// An injectable clock: the system's, or a fixed date (tests, replays of
@@ -45,11 +47,17 @@ impl Services {
         Self {
             github,
             clock: Clock::System,
+            public_url: None,
         }
     }
 
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = clock;
+        self
+    }
+
+    pub fn with_public_url(mut self, url: Option<String>) -> Self {
+        self.public_url = url.map(|u| u.trim_end_matches('/').to_owned());
         self
     }
 }
@@ -131,6 +139,43 @@ pub async fn read_at(
             message: e.to_string(),
             retry_after: None,
         })
+}
+
+/// Notes on the PR's dashboard timeline what a handler did. A retried job
+/// repeating the same effect adds nothing.
+pub async fn record_activity(
+    store: &crate::store::Store,
+    repo: &RepoName,
+    pr: crate::ids::PrNumber,
+    head_sha: Option<&str>,
+    kind: &str,
+    summary: &str,
+    detail: &serde_json::Value,
+) -> Result<(), HandlerError> {
+    let detail = detail.to_string();
+    let pr_number = pr.0 as i64;
+    let previous = store.pr_activity(&repo.0, pr_number, i64::MAX).await?;
+    let same = previous
+        .iter()
+        .rev()
+        .find(|a| a.kind == kind)
+        .is_some_and(|a| {
+            a.head_sha.as_deref() == head_sha && a.summary == summary && a.detail == detail
+        });
+    if !same {
+        store
+            .record_activity(&crate::store::NewActivity {
+                repository: repo.0.clone(),
+                pr_number,
+                head_sha: head_sha.map(str::to_owned),
+                kind: kind.to_owned(),
+                summary: summary.to_owned(),
+                detail,
+                at: crate::store::now_ms(),
+            })
+            .await?;
+    }
+    Ok(())
 }
 
 /// The repository the delivery is about.

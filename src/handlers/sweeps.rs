@@ -15,6 +15,7 @@ use crate::sweep::results::{Canary, summarize};
 use crate::sweep::runs::{self, Purpose, RunFacts, labels_at};
 use crate::sweep::staging::{Progress, StageRequest, parse_callback};
 use async_trait::async_trait;
+use serde_json::json;
 use std::collections::HashSet;
 
 const NS_PIN: &str = "pin";
@@ -111,6 +112,20 @@ impl Handler for RunResults {
             canary,
         });
         publish::post_once(&api, &repo, pr, &results_marker(run.id.0), &body).await?;
+        super::record_activity(
+            &ctx.store,
+            &repo,
+            pr,
+            Some(&run.head_sha),
+            "sweep",
+            &format!(
+                "run {} completed: {}",
+                run.id,
+                run.conclusion.as_deref().unwrap_or("unknown")
+            ),
+            &json!({ "run": run.id, "run_url": run.html_url, "families": families.len() }),
+        )
+        .await?;
         Ok(())
     }
 }
@@ -616,6 +631,16 @@ impl Handler for SweepGate {
         }
         api.completed_check_run(&repo, GATE_CHECK, &head.sha, conclusion, &title, &summary)
             .await?;
+        super::record_activity(
+            &ctx.store,
+            &repo,
+            pr.number,
+            Some(&head.sha),
+            "sweep",
+            &format!("sweep gate: {title}"),
+            &json!({ "conclusion": conclusion, "labels": labels, "summary": summary }),
+        )
+        .await?;
         Ok(())
     }
 }

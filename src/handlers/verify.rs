@@ -204,7 +204,16 @@ pub async fn assess(
         },
     )
     .await?;
-    Ok(verdict::verify(&snapshot, &scope.cfg))
+    let mut v = verdict::verify(&snapshot, &scope.cfg);
+    if let Some(base) = &services.public_url
+        && !v.pareto.is_empty()
+    {
+        v.plot_url = Some(format!(
+            "{base}/repos/{}/pulls/{pr}/pareto.svg?sha={head}",
+            scope.repo
+        ));
+    }
+    Ok(v)
 }
 
 /// Assesses and publishes.
@@ -285,6 +294,22 @@ pub async fn publish(
         .await?;
         store.kv_put(NS_CHECK_RUN, &key, &digest, now_ms()).await?;
     }
+    let blocking = v.blocking().len();
+    let summary = if v.passed() {
+        format!("PASS for @{}", v.signer)
+    } else {
+        format!("REJECTED for @{}: {blocking} blocking", v.signer)
+    };
+    super::record_activity(
+        store,
+        repo,
+        pr,
+        Some(&v.head_sha),
+        "verdict",
+        &summary,
+        &serde_json::json!({ "verdict": v, "comment_url": url }),
+    )
+    .await?;
     Ok(Published {
         verdict: v.clone(),
         comment: comment.id,

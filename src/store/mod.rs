@@ -193,6 +193,50 @@ pub enum AfterFailure {
     Dead,
 }
 
+/// Something the bot did on a pull request, for the dashboard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewActivity {
+    pub repository: String,
+    pub pr_number: i64,
+    pub head_sha: Option<String>,
+    /// `verdict`, `lint`, `command`, `sweep` or `config`.
+    pub kind: String,
+    pub summary: String,
+    /// JSON: the rows of a verdict, the findings of a lint, ...
+    pub detail: String,
+    pub at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct ActivityRow {
+    pub id: i64,
+    pub repository: String,
+    pub pr_number: i64,
+    pub head_sha: Option<String>,
+    pub kind: String,
+    pub summary: String,
+    pub detail: String,
+    pub at: i64,
+}
+
+/// A pull request the bot acted on, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct PrSummary {
+    pub repository: String,
+    pub pr_number: i64,
+    pub events: i64,
+    pub last_at: i64,
+}
+
+/// Deliveries seen per installation and repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct InstallationSummary {
+    pub installation_id: Option<i64>,
+    pub repository: Option<String>,
+    pub deliveries: i64,
+    pub last_at: i64,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct QueueCounts {
     pub pending: i64,
@@ -220,6 +264,24 @@ pub trait Storage: Send + Sync + 'static {
     async fn delivery(&self, id: &DeliveryId) -> Result<Option<DeliveryRow>, StoreError>;
     async fn delivery_body(&self, id: &DeliveryId) -> Result<Option<String>, StoreError>;
     async fn recent_deliveries(&self, limit: i64) -> Result<Vec<DeliveryRow>, StoreError>;
+    async fn pr_deliveries(
+        &self,
+        repository: &str,
+        pr: i64,
+        limit: i64,
+    ) -> Result<Vec<DeliveryRow>, StoreError>;
+    async fn installations(&self) -> Result<Vec<InstallationSummary>, StoreError>;
+
+    async fn record_activity(&self, a: &NewActivity) -> Result<i64, StoreError>;
+    /// A PR's activity, oldest first.
+    async fn pr_activity(
+        &self,
+        repository: &str,
+        pr: i64,
+        limit: i64,
+    ) -> Result<Vec<ActivityRow>, StoreError>;
+    async fn activity(&self, id: i64) -> Result<Option<ActivityRow>, StoreError>;
+    async fn recent_prs(&self, limit: i64) -> Result<Vec<PrSummary>, StoreError>;
 
     async fn enqueue(&self, job: &NewJob, now: i64) -> Result<JobId, StoreError>;
     /// Claims the oldest runnable job: pending and due, or running with an

@@ -172,6 +172,91 @@ macro_rules! sql_store {
                     .await?)
             }
 
+            async fn pr_deliveries(
+                &self,
+                repository: &str,
+                pr: i64,
+                limit: i64,
+            ) -> Result<Vec<DeliveryRow>, StoreError> {
+                let sql = format!(
+                    "SELECT {DELIVERY_COLUMNS} FROM deliveries \
+                     WHERE repository = $1 AND pr_number = $2 \
+                     ORDER BY received_at DESC, delivery_id LIMIT $3"
+                );
+                Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                    .bind(repository)
+                    .bind(pr)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?)
+            }
+
+            async fn installations(&self) -> Result<Vec<InstallationSummary>, StoreError> {
+                Ok(sqlx::query_as(
+                    "SELECT installation_id, repository, COUNT(*) AS deliveries, \
+                     MAX(received_at) AS last_at FROM deliveries \
+                     GROUP BY installation_id, repository \
+                     ORDER BY installation_id, repository",
+                )
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn record_activity(&self, a: &NewActivity) -> Result<i64, StoreError> {
+                Ok(sqlx::query_scalar(
+                    "INSERT INTO activity (repository, pr_number, head_sha, kind, summary, \
+                     detail, at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                )
+                .bind(&a.repository)
+                .bind(a.pr_number)
+                .bind(&a.head_sha)
+                .bind(&a.kind)
+                .bind(&a.summary)
+                .bind(&a.detail)
+                .bind(a.at)
+                .fetch_one(&self.pool)
+                .await?)
+            }
+
+            async fn pr_activity(
+                &self,
+                repository: &str,
+                pr: i64,
+                limit: i64,
+            ) -> Result<Vec<ActivityRow>, StoreError> {
+                Ok(sqlx::query_as(
+                    "SELECT id, repository, pr_number, head_sha, kind, summary, detail, at \
+                     FROM activity WHERE repository = $1 AND pr_number = $2 \
+                     ORDER BY id LIMIT $3",
+                )
+                .bind(repository)
+                .bind(pr)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn activity(&self, id: i64) -> Result<Option<ActivityRow>, StoreError> {
+                Ok(sqlx::query_as(
+                    "SELECT id, repository, pr_number, head_sha, kind, summary, detail, at \
+                     FROM activity WHERE id = $1",
+                )
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn recent_prs(&self, limit: i64) -> Result<Vec<PrSummary>, StoreError> {
+                Ok(sqlx::query_as(
+                    "SELECT repository, pr_number, COUNT(*) AS events, MAX(at) AS last_at \
+                     FROM activity GROUP BY repository, pr_number \
+                     ORDER BY MAX(at) DESC, repository, pr_number LIMIT $1",
+                )
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
             async fn enqueue(&self, job: &NewJob, now: i64) -> Result<JobId, StoreError> {
                 let mut conn = self.pool.acquire().await?;
                 let id = Self::insert_job(&mut *conn, None, job, now).await?;

@@ -43,6 +43,14 @@ pub struct Verdict {
     pub rows: Vec<CheckResult>,
     /// The PR head when the verdict was computed, if it moved past the pin.
     pub head_moved_to: Option<String>,
+    /// The run whose artifacts were assessed.
+    pub run: Option<u64>,
+    /// The curves Check 14 assessed, for the dashboard's plot.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pareto: Vec<crate::checks::c14_pareto::Series>,
+    /// Where the dashboard shows the plot (linked from the comment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plot_url: Option<String>,
 }
 
 impl Verdict {
@@ -66,6 +74,9 @@ pub fn verify(s: &Snapshot, cfg: &RepoConfig) -> Verdict {
             .current_head_sha
             .clone()
             .filter(|h| !h.is_empty() && *h != s.pr.head_sha),
+        run: s.pinned_run.as_ref().map(|r| r.id),
+        pareto: crate::checks::c14_pareto::series(s, cfg),
+        plot_url: None,
     }
 }
 
@@ -121,6 +132,7 @@ struct VerdictTemplate<'a> {
     blocking: Vec<String>,
     others: Vec<String>,
     notes: Vec<String>,
+    plot_url: &'a str,
     head_sha: &'a str,
 }
 
@@ -143,6 +155,7 @@ pub fn render_comment(v: &Verdict) -> String {
             )
         })
         .collect();
+
     let t = VerdictTemplate {
         marker: marker(&v.head_sha),
         passed,
@@ -155,6 +168,7 @@ pub fn render_comment(v: &Verdict) -> String {
         blocking,
         others,
         notes,
+        plot_url: v.plot_url.as_deref().unwrap_or(""),
         head_sha: &v.head_sha,
     };
     match t.render() {
@@ -290,6 +304,9 @@ mod tests {
             signer: "nv".into(),
             rows,
             head_moved_to: None,
+            run: None,
+            pareto: Vec::new(),
+            plot_url: None,
         }
     }
 

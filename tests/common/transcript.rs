@@ -32,13 +32,20 @@ pub struct Setup {
     pub files: Option<Vec<(String, Vec<u8>)>>,
     pub clock_start: Option<chrono::DateTime<chrono::Utc>>,
     pub clock: Clock,
+    /// The dashboard's public base URL (verdicts link their plot).
+    pub public_url: Option<String>,
 }
+
+/// The admin token of every world's dashboard.
+pub const ADMIN_TOKEN: &str = "transcript-admin-token";
 
 pub struct World {
     pub sandbox: Sandbox,
     pub db: TestDb,
     pub app: axum::Router,
     pub events: EventRouter,
+    /// The dashboard over the same store.
+    pub dashboard: axum::Router,
     pub installation: u64,
     /// Bot comments already consumed: id → body as consumed.
     seen: HashMap<u64, String>,
@@ -106,7 +113,17 @@ impl World {
             .unwrap();
         let installation = sandbox.install_app(OWNER);
         let github = github_for(&sandbox);
-        let events = event_router(Services::new(github).with_clock(setup.clock));
+        let events = event_router(
+            Services::new(github)
+                .with_clock(setup.clock)
+                .with_public_url(setup.public_url.clone()),
+        );
+        let dashboard = sweepgate::dashboard::router(sweepgate::dashboard::DashState::new(
+            db.store.clone(),
+            Some(Secret::new(ADMIN_TOKEN)),
+            setup.public_url.as_deref(),
+            Arc::new(Notify::new()),
+        ));
         let app = router(AppState::new(
             db.store.clone(),
             vec![Secret::new(sandbox.webhook_secret())],
@@ -119,6 +136,7 @@ impl World {
             db,
             app,
             events,
+            dashboard,
             installation,
             seen: HashMap::new(),
         }
@@ -140,6 +158,21 @@ impl World {
         self.sandbox
             .open_pr(PullRequestSpec::new(OWNER, REPO, branch, author).title("A recipe change"))
             .unwrap()
+    }
+
+    /// A dashboard page: its status and body.
+    pub async fn page(&self, path: &str) -> (StatusCode, String) {
+        let resp = self
+            .dashboard
+            .clone()
+            .oneshot(Request::get(path).body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = resp.status();
+        let body = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, String::from_utf8(body.to_vec()).unwrap())
     }
 
     /// Posts every pending delivery and runs every job, until quiet.

@@ -1,0 +1,653 @@
+//! The dashboard: server-rendered HTML (no scripts, no external assets)
+//! showing what sweepgate did and why. Read-only pages for everyone;
+//! the one action, retrying a dead-lettered job, needs the admin token.
+//!
+//! It only reads the store: deliveries, jobs, and the activity handlers
+//! record per PR (verdict rows with the Pareto curves, lint findings,
+//! commands, sweeps).
+pub mod svg;
+
+use crate::checks::c14_pareto::Series;
+use crate::config::server::Secret;
+use crate::ids::JobId;
+use crate::store::{ActivityRow, JobState, QueueCounts, Store, StoreError, now_ms};
+use askama::Template;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use tokio::sync::Notify;
+
+/// What the dashboard needs.
+#[derive(Clone)]
+pub struct DashState {
+    pub store: Store,
+    /// Required by actions; `None` makes the dashboard read-only.
+    pub admin_token: Option<Arc<Secret>>,
+    /// Path prefix of the public base URL (`""` at the root), so links work
+    /// behind a proxy that mounts sweepgate under a path.
+    pub base: String,
+    /// Woken when a retried job is back in the queue.
+    pub wake: Arc<Notify>,
+}
+
+impl DashState {
+    pub fn new(
+        store: Store,
+        admin_token: Option<Secret>,
+        public_url: Option<&str>,
+        wake: Arc<Notify>,
+    ) -> Self {
+        Self {
+            store,
+            admin_token: admin_token.map(Arc::new),
+            base: base_path(public_url),
+            wake,
+        }
+    }
+}
+
+/// `https://x.example/sweepgate/` → `/sweepgate`; no URL → `""`.
+pub fn base_path(public_url: Option<&str>) -> String {
+    public_url
+        .and_then(|u| url::Url::parse(u).ok())
+        .map(|u| u.path().trim_end_matches('/').to_owned())
+        .unwrap_or_default()
+}
+
+pub fn router(state: DashState) -> Router {
+    Router::new()
+        .route("/", get(overview))
+        .route("/queue", get(queue))
+        .route("/queue/{id}/retry", post(retry))
+        .route("/repos/{owner}/{repo}/pulls/{number}", get(pr_page))
+        .route(
+            "/repos/{owner}/{repo}/pulls/{number}/pareto.svg",
+            get(pareto),
+        )
+        .with_state(state)
+}
+
+/// Unix milliseconds as `2026-12-03 12:00:00Z`.
+fn time(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%SZ").to_string())
+        .unwrap_or_else(|| ms.to_string())
+}
+
+fn page(t: &impl Template) -> Response {
+    match t.render() {
+        Ok(html) => Html(html).into_response(),
+        Err(e) => failure(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("rendering: {e}"),
+        ),
+    }
+}
+
+fn failure(status: StatusCode, message: &str) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        format!("{message}\n"),
+    )
+        .into_response()
+}
+
+fn unavailable(e: &StoreError) -> Response {
+    failure(StatusCode::SERVICE_UNAVAILABLE, &e.to_string())
+}
+
+// ---------------------------------------------------------------- overview
+
+struct InstallationLine {
+    installation: String,
+    repository: String,
+    deliveries: i64,
+    last: String,
+}
+
+struct PrLine {
+    repository: String,
+    number: i64,
+    verdict: String,
+    verdict_class: String,
+    events: i64,
+    last: String,
+}
+
+struct DeliveryLine {
+    at: String,
+    id: String,
+    event: String,
+    repository: String,
+    pr: String,
+    pr_link: String,
+    outcome: String,
+    outcome_class: String,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/overview.html")]
+struct Overview {
+    base: String,
+    counts: QueueCounts,
+    installations: Vec<InstallationLine>,
+    prs: Vec<PrLine>,
+    deliveries: Vec<DeliveryLine>,
+}
+
+/// The newest verdict of a PR as a word and a CSS class.
+fn latest_verdict(activity: &[ActivityRow]) -> (String, String) {
+    match activity.iter().rev().find(|a| a.kind == "verdict") {
+        Some(a) => {
+            let word = a.summary.split(' ').next().unwrap_or("").to_owned();
+            (format!("{} at {}", a.summary, short(&a.head_sha)), word)
+        }
+        None => ("none".into(), "na".into()),
+    }
+}
+
+fn short(sha: &Option<String>) -> String {
+    sha.as_deref()
+        .map(|s| s[..s.len().min(12)].to_owned())
+        .unwrap_or_default()
+}
+
+async fn overview(State(st): State<DashState>) -> Response {
+    match overview_page(&st).await {
+        Ok(p) => page(&p),
+        Err(e) => unavailable(&e),
+    }
+}
+
+async fn overview_page(st: &DashState) -> Result<Overview, StoreError> {
+    let counts = st.store.queue_counts().await?;
+    let installations = st
+        .store
+        .installations()
+        .await?
+        .into_iter()
+        .map(|i| InstallationLine {
+            installation: i.installation_id.map_or("—".into(), |i| i.to_string()),
+            repository: i.repository.unwrap_or_else(|| "—".into()),
+            deliveries: i.deliveries,
+            last: time(i.last_at),
+        })
+        .collect();
+    let mut prs = Vec::new();
+    for p in st.store.recent_prs(50).await? {
+        let activity = st
+            .store
+            .pr_activity(&p.repository, p.pr_number, 1000)
+            .await?;
+        let (verdict, verdict_class) = latest_verdict(&activity);
+        prs.push(PrLine {
+            repository: p.repository,
+            number: p.pr_number,
+            verdict,
+            verdict_class,
+            events: p.events,
+            last: time(p.last_at),
+        });
+    }
+    let mut deliveries = Vec::new();
+    for d in st.store.recent_deliveries(50).await? {
+        let (outcome, class) = delivery_outcome(&st.store, &d).await?;
+        let repository = d.repository.clone().unwrap_or_default();
+        let pr_link = match d.pr_number {
+            Some(n) if !repository.is_empty() => {
+                format!("{}/repos/{repository}/pulls/{n}", st.base)
+            }
+            _ => String::new(),
+        };
+        deliveries.push(DeliveryLine {
+            at: time(d.received_at),
+            id: d.delivery_id,
+            event: match &d.action {
+                Some(a) => format!("{}.{a}", d.event),
+                None => d.event,
+            },
+            repository,
+            pr: d.pr_number.map(|n| n.to_string()).unwrap_or_default(),
+            pr_link,
+            outcome,
+            outcome_class: class,
+        });
+    }
+    Ok(Overview {
+        base: st.base.clone(),
+        counts,
+        installations,
+        prs,
+        deliveries,
+    })
+}
+
+/// What became of a delivery: ignored (and why), or its job's state.
+async fn delivery_outcome(
+    store: &Store,
+    d: &crate::store::DeliveryRow,
+) -> Result<(String, String), StoreError> {
+    if d.outcome == "ignored" {
+        let why = d.reason.clone().unwrap_or_default();
+        return Ok((format!("ignored: {why}"), "ignored".into()));
+    }
+    let id = crate::ids::DeliveryId(d.delivery_id.clone());
+    let jobs = store.jobs_for_delivery(&id).await?;
+    Ok(match jobs.first() {
+        Some(j) => {
+            let text = match (&j.outcome, &j.last_error) {
+                (Some(o), _) if j.state == "done" => format!("done: {o}"),
+                (_, Some(e)) if j.state == "dead" => format!("dead: {e}"),
+                _ => j.state.clone(),
+            };
+            (text, j.state.clone())
+        }
+        None => ("queued".into(), "queued".into()),
+    })
+}
+
+// ----------------------------------------------------------------- PR page
+
+struct RowLine {
+    number: u8,
+    name: String,
+    outcome: String,
+    class: String,
+    reason: String,
+}
+
+struct VerdictView {
+    sha: String,
+    signer: String,
+    outcome: String,
+    run: String,
+    at: String,
+    comment_url: String,
+    rows: Vec<RowLine>,
+    svg: String,
+    plot_link: String,
+}
+
+struct FindingLine {
+    severity: String,
+    rule: String,
+    location: String,
+    message: String,
+}
+
+struct EventLine {
+    at: String,
+    sha: String,
+    kind: String,
+    summary: String,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/pr.html")]
+struct PrPage {
+    base: String,
+    repository: String,
+    number: u64,
+    verdicts: Vec<VerdictView>,
+    lint_sha: String,
+    lint_title: String,
+    lint: Vec<FindingLine>,
+    commands: Vec<EventLine>,
+    sweeps: Vec<EventLine>,
+    timeline: Vec<EventLine>,
+}
+
+/// The parts of a stored verdict the pages use.
+#[derive(Deserialize)]
+struct StoredVerdict {
+    head_sha: String,
+    signer: String,
+    rows: Vec<crate::checks::CheckResult>,
+    #[serde(default)]
+    run: Option<u64>,
+    #[serde(default)]
+    pareto: Vec<Series>,
+}
+
+#[derive(Deserialize)]
+struct StoredVerdictActivity {
+    verdict: StoredVerdict,
+    #[serde(default)]
+    comment_url: String,
+}
+
+fn stored_verdict(a: &ActivityRow) -> Option<StoredVerdictActivity> {
+    serde_json::from_str(&a.detail).ok()
+}
+
+fn caption(v: &StoredVerdict) -> String {
+    match v.run {
+        Some(run) => format!("run {run} · {}", v.head_sha),
+        None => format!("no run · {}", v.head_sha),
+    }
+}
+
+fn event_line(a: &ActivityRow) -> EventLine {
+    EventLine {
+        at: time(a.at),
+        sha: short(&a.head_sha),
+        kind: a.kind.clone(),
+        summary: a.summary.clone(),
+    }
+}
+
+async fn pr_page(
+    State(st): State<DashState>,
+    Path((owner, repo, number)): Path<(String, String, u64)>,
+) -> Response {
+    let repository = format!("{owner}/{repo}");
+    let activity = match st
+        .store
+        .pr_activity(&repository, number as i64, 10_000)
+        .await
+    {
+        Ok(a) => a,
+        Err(e) => return unavailable(&e),
+    };
+    let deliveries = match st
+        .store
+        .pr_deliveries(&repository, number as i64, 500)
+        .await
+    {
+        Ok(d) => d,
+        Err(e) => return unavailable(&e),
+    };
+    if activity.is_empty() && deliveries.is_empty() {
+        return failure(
+            StatusCode::NOT_FOUND,
+            &format!("sweepgate has no record of {repository}#{number}"),
+        );
+    }
+    let pr_base = format!("{}/repos/{repository}/pulls/{number}", st.base);
+    let mut verdicts = Vec::new();
+    for a in activity.iter().rev().filter(|a| a.kind == "verdict") {
+        let Some(sv) = stored_verdict(a) else {
+            continue;
+        };
+        let v = &sv.verdict;
+        let passed = !v.rows.iter().any(|r| r.is_blocking());
+        verdicts.push(VerdictView {
+            sha: v.head_sha.clone(),
+            signer: v.signer.clone(),
+            outcome: if passed { "PASS" } else { "REJECTED" }.into(),
+            run: v.run.map(|r| r.to_string()).unwrap_or_default(),
+            at: time(a.at),
+            comment_url: sv.comment_url.clone(),
+            rows: v
+                .rows
+                .iter()
+                .map(|r| RowLine {
+                    number: r.number,
+                    name: r.name.clone(),
+                    outcome: if r.acknowledged.is_some() {
+                        "PASS (acknowledged)".into()
+                    } else {
+                        r.outcome.as_str().into()
+                    },
+                    class: match r.outcome.as_str() {
+                        "N/A" => "na".into(),
+                        o => o.to_owned(),
+                    },
+                    reason: r.reason.clone(),
+                })
+                .collect(),
+            svg: if v.pareto.is_empty() {
+                String::new()
+            } else {
+                svg::pareto(&v.pareto, &caption(v))
+            },
+            plot_link: format!("{pr_base}/pareto.svg?sha={}", v.head_sha),
+        });
+    }
+    let lint_row = activity.iter().rev().find(|a| a.kind == "lint");
+    let lint = lint_row
+        .and_then(|a| serde_json::from_str::<Value>(&a.detail).ok())
+        .and_then(|d| d.get("findings").and_then(Value::as_array).cloned())
+        .unwrap_or_default()
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+            FindingLine {
+                severity: s("severity"),
+                rule: s("rule"),
+                location: format!(
+                    "{}:{}",
+                    s("file"),
+                    f.get("line").and_then(Value::as_u64).unwrap_or(0)
+                ),
+                message: s("message"),
+            }
+        })
+        .collect();
+    let of_kind = |k: &str| -> Vec<EventLine> {
+        activity
+            .iter()
+            .filter(|a| a.kind == k)
+            .map(event_line)
+            .collect()
+    };
+    let mut timeline: Vec<(i64, EventLine)> =
+        activity.iter().map(|a| (a.at, event_line(a))).collect();
+    for d in &deliveries {
+        timeline.push((
+            d.received_at,
+            EventLine {
+                at: time(d.received_at),
+                sha: String::new(),
+                kind: "delivery".into(),
+                summary: format!(
+                    "{}{} ({})",
+                    d.event,
+                    d.action
+                        .as_ref()
+                        .map(|a| format!(".{a}"))
+                        .unwrap_or_default(),
+                    match &d.reason {
+                        Some(r) => format!("ignored: {r}"),
+                        None => d.outcome.clone(),
+                    }
+                ),
+            },
+        ));
+    }
+    timeline.sort_by_key(|(at, _)| *at);
+    page(&PrPage {
+        base: st.base.clone(),
+        repository,
+        number,
+        verdicts,
+        lint_sha: lint_row.map(|a| short(&a.head_sha)).unwrap_or_default(),
+        lint_title: lint_row.map(|a| a.summary.clone()).unwrap_or_default(),
+        lint,
+        commands: of_kind("command"),
+        sweeps: of_kind("sweep"),
+        timeline: timeline.into_iter().map(|(_, e)| e).collect(),
+    })
+}
+
+#[derive(Deserialize)]
+struct PlotQuery {
+    sha: Option<String>,
+}
+
+/// The Pareto plot of the newest verdict (of `sha`, when given).
+async fn pareto(
+    State(st): State<DashState>,
+    Path((owner, repo, number)): Path<(String, String, u64)>,
+    Query(q): Query<PlotQuery>,
+) -> Response {
+    let repository = format!("{owner}/{repo}");
+    let activity = match st
+        .store
+        .pr_activity(&repository, number as i64, 10_000)
+        .await
+    {
+        Ok(a) => a,
+        Err(e) => return unavailable(&e),
+    };
+    let found = activity
+        .iter()
+        .rev()
+        .filter(|a| a.kind == "verdict")
+        .filter(|a| q.sha.is_none() || a.head_sha == q.sha)
+        .find_map(stored_verdict);
+    match found {
+        Some(sv) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "image/svg+xml")],
+            svg::pareto(&sv.verdict.pareto, &caption(&sv.verdict)),
+        )
+            .into_response(),
+        None => failure(
+            StatusCode::NOT_FOUND,
+            &format!(
+                "no verdict of {repository}#{number}{}",
+                q.sha.map(|s| format!(" at {s}")).unwrap_or_default()
+            ),
+        ),
+    }
+}
+
+// ------------------------------------------------------------------- queue
+
+struct JobLine {
+    id: i64,
+    kind: String,
+    serial: String,
+    attempts: String,
+    updated: String,
+    error: String,
+}
+
+struct JobGroup {
+    state: &'static str,
+    title: &'static str,
+    retry: bool,
+    jobs: Vec<JobLine>,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/queue.html")]
+struct QueuePage {
+    base: String,
+    counts: QueueCounts,
+    groups: Vec<JobGroup>,
+    admin: bool,
+    notice: String,
+}
+
+#[derive(Deserialize)]
+struct QueueQuery {
+    retried: Option<i64>,
+}
+
+async fn queue(State(st): State<DashState>, Query(q): Query<QueueQuery>) -> Response {
+    let counts = match st.store.queue_counts().await {
+        Ok(c) => c,
+        Err(e) => return unavailable(&e),
+    };
+    let mut groups = Vec::new();
+    for (state, title, retry) in [
+        (JobState::Pending, "Pending", false),
+        (JobState::Running, "Running", false),
+        (JobState::Dead, "Dead-lettered", true),
+    ] {
+        let jobs = match st.store.jobs(Some(state), 200).await {
+            Ok(j) => j,
+            Err(e) => return unavailable(&e),
+        };
+        groups.push(JobGroup {
+            state: state.as_str(),
+            title,
+            retry,
+            jobs: jobs
+                .into_iter()
+                .map(|j| JobLine {
+                    id: j.id,
+                    kind: j.kind,
+                    serial: j.serial_key.unwrap_or_default(),
+                    attempts: format!("{}/{}", j.attempts, j.max_attempts),
+                    updated: time(j.updated_at),
+                    error: j.last_error.unwrap_or_default(),
+                })
+                .collect(),
+        });
+    }
+    page(&QueuePage {
+        base: st.base.clone(),
+        counts,
+        groups,
+        admin: st.admin_token.is_some(),
+        notice: q
+            .retried
+            .map(|id| format!("Job {id} is back in the queue."))
+            .unwrap_or_default(),
+    })
+}
+
+/// The token from `Authorization: Bearer …` or the form's `token` field.
+fn presented_token(headers: &HeaderMap, body: &[u8]) -> Option<String> {
+    if let Some(bearer) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    {
+        return Some(bearer.trim().to_owned());
+    }
+    url::form_urlencoded::parse(body)
+        .find(|(k, _)| k == "token")
+        .map(|(_, v)| v.into_owned())
+}
+
+/// Compares digests, so the comparison's time says nothing about the token.
+fn token_matches(expected: &Secret, given: &str) -> bool {
+    Sha256::digest(expected.expose().as_bytes()) == Sha256::digest(given.as_bytes())
+}
+
+async fn retry(
+    State(st): State<DashState>,
+    Path(id): Path<i64>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(expected) = &st.admin_token else {
+        return failure(
+            StatusCode::FORBIDDEN,
+            "the dashboard is read-only: start sweepgate with --admin-token to enable actions",
+        );
+    };
+    match presented_token(&headers, &body) {
+        None => return failure(StatusCode::UNAUTHORIZED, "the admin token is required"),
+        Some(t) if !token_matches(expected, &t) => {
+            tracing::warn!(job = id, "dashboard retry with a wrong admin token");
+            return failure(StatusCode::FORBIDDEN, "wrong admin token");
+        }
+        Some(_) => {}
+    }
+    let job = JobId(id.max(0) as u64);
+    match st.store.retry_dead(job, now_ms()).await {
+        Ok(true) => {
+            tracing::info!(job = id, "dead-lettered job retried from the dashboard");
+            st.wake.notify_one();
+            Redirect::to(&format!("{}/queue?retried={id}", st.base)).into_response()
+        }
+        Ok(false) => failure(
+            StatusCode::CONFLICT,
+            &format!("job {id} is not dead-lettered (or does not exist)"),
+        ),
+        Err(e) => unavailable(&e),
+    }
+}

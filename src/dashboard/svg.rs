@@ -1,0 +1,286 @@
+//! The Pareto plot: one panel per curve and latency percentile, every
+//! measured point, the frontier highlighted and joined, axes labelled, the
+//! run and SHA in the caption. Plain SVG, no scripts, no external assets.
+use crate::checks::c14_pareto::Series;
+use std::fmt::Write;
+
+const W: f64 = 720.0;
+const PANEL_H: f64 = 340.0;
+const LEFT: f64 = 90.0;
+const RIGHT: f64 = 24.0;
+const TOP: f64 = 42.0;
+const BOTTOM: f64 = 56.0;
+const CAPTION_H: f64 = 34.0;
+const FRONTIER: &str = "#c62828";
+const DOMINATED: &str = "#9e9e9e";
+
+/// XML text and attribute escaping.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A round step giving about five ticks over `0..max`.
+fn step(max: f64) -> f64 {
+    if !(max.is_finite() && max > 0.0) {
+        return 1.0;
+    }
+    let raw = max / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let norm = raw / mag;
+    let nice = if norm <= 1.0 {
+        1.0
+    } else if norm <= 2.0 {
+        2.0
+    } else if norm <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+fn tick_label(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1000.0 {
+        format!("{:.0}", v)
+    } else if v.abs() >= 10.0 {
+        format!("{:.0}", v)
+    } else if v.abs() >= 1.0 {
+        format!("{:.1}", v)
+    } else {
+        format!("{:.2}", v)
+    }
+}
+
+/// The whole plot; `caption` names the run and the SHA.
+pub fn pareto(series: &[Series], caption: &str) -> String {
+    let panels = series.len().max(1) as f64;
+    let height = panels * PANEL_H + CAPTION_H;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" class="pareto" width="{W}" height="{height}" viewBox="0 0 {W} {height}" role="img" aria-label="Pareto plot: {}">"##,
+        esc(caption)
+    );
+    out.push_str(r##"<rect width="100%" height="100%" fill="#ffffff"/>"##);
+    if series.is_empty() {
+        let _ = write!(
+            out,
+            r##"<text x="{}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="14">No benchmark points were assessed.</text>"##,
+            W / 2.0,
+            PANEL_H / 2.0
+        );
+    }
+    for (i, s) in series.iter().enumerate() {
+        panel(&mut out, s, i as f64 * PANEL_H);
+    }
+    let _ = write!(
+        out,
+        r##"<text class="caption" x="{}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="13" fill="#333">{}</text>"##,
+        W / 2.0,
+        height - 12.0,
+        esc(caption)
+    );
+    out.push_str("</svg>");
+    out
+}
+
+fn panel(out: &mut String, s: &Series, y0: f64) {
+    let plot_w = W - LEFT - RIGHT;
+    let plot_h = PANEL_H - TOP - BOTTOM;
+    let max_x = s.points.iter().map(|p| p.x).fold(0.0, f64::max) * 1.05;
+    let max_y = s.points.iter().map(|p| p.y).fold(0.0, f64::max) * 1.05;
+    let (sx, sy) = (step(max_x), step(max_y));
+    let (top_x, top_y) = (
+        (max_x / sx).ceil().max(1.0) * sx,
+        (max_y / sy).ceil().max(1.0) * sy,
+    );
+    let px = |x: f64| LEFT + x / top_x * plot_w;
+    let py = |y: f64| y0 + TOP + plot_h - y / top_y * plot_h;
+    let _ = write!(
+        out,
+        r##"<g class="series" data-label="{}" data-percentile="{}" data-frontier="{}" data-points="{}">"##,
+        esc(&s.label),
+        esc(&s.percentile),
+        s.frontier.len(),
+        s.points.len()
+    );
+    let _ = write!(
+        out,
+        r##"<text class="title" x="{}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="14" font-weight="bold">{} — {}: {} of {} points on the frontier</text>"##,
+        W / 2.0,
+        y0 + 24.0,
+        esc(&s.label),
+        esc(&s.percentile),
+        s.frontier.len(),
+        s.points.len()
+    );
+    // Grid and ticks.
+    let mut t = 0.0;
+    while t <= top_x + sx / 2.0 {
+        let x = px(t);
+        let _ = write!(
+            out,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" font-family="sans-serif" font-size="11">{}</text>"##,
+            py(0.0),
+            py(top_y),
+            py(0.0) + 16.0,
+            tick_label(t)
+        );
+        t += sx;
+    }
+    let mut t = 0.0;
+    while t <= top_y + sy / 2.0 {
+        let y = py(t);
+        let _ = write!(
+            out,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" text-anchor="end" font-family="sans-serif" font-size="11">{}</text>"##,
+            LEFT + plot_w,
+            LEFT - 6.0,
+            y + 4.0,
+            tick_label(t)
+        );
+        t += sy;
+    }
+    // Axes and their labels.
+    let _ = write!(
+        out,
+        r##"<line class="axis x" x1="{LEFT}" y1="{b:.1}" x2="{r:.1}" y2="{b:.1}" stroke="#333"/><line class="axis y" x1="{LEFT}" y1="{b:.1}" x2="{LEFT}" y2="{t:.1}" stroke="#333"/>"##,
+        b = py(0.0),
+        r = LEFT + plot_w,
+        t = py(top_y)
+    );
+    let _ = write!(
+        out,
+        r##"<text class="xlabel" x="{:.1}" y="{:.1}" text-anchor="middle" font-family="sans-serif" font-size="12">{} end-to-end latency (s)</text>"##,
+        LEFT + plot_w / 2.0,
+        y0 + PANEL_H - 14.0,
+        esc(&s.percentile.replace(" E2EL", ""))
+    );
+    let (lx, ly) = (18.0, y0 + TOP + plot_h / 2.0);
+    let _ = write!(
+        out,
+        r##"<text class="ylabel" x="{lx}" y="{ly:.1}" transform="rotate(-90 {lx} {ly:.1})" text-anchor="middle" font-family="sans-serif" font-size="12">total token throughput per GPU (tok/s)</text>"##
+    );
+    // The frontier line, then the points (frontier on top).
+    let line: Vec<String> = s
+        .frontier
+        .iter()
+        .filter_map(|&i| s.points.get(i))
+        .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
+        .collect();
+    if line.len() > 1 {
+        let _ = write!(
+            out,
+            r##"<polyline class="frontier-line" points="{}" fill="none" stroke="{FRONTIER}" stroke-width="2"/>"##,
+            line.join(" ")
+        );
+    }
+    let mut order: Vec<usize> = (0..s.points.len()).collect();
+    order.sort_by_key(|i| s.frontier.contains(i));
+    for i in order {
+        let p = &s.points[i];
+        let on = s.frontier.contains(&i);
+        let _ = write!(
+            out,
+            r##"<circle class="{}" cx="{:.1}" cy="{:.1}" r="{}" fill="{}"><title>{}: latency {:.3} s, {:.1} tok/s/GPU{}</title></circle>"##,
+            if on {
+                "point frontier"
+            } else {
+                "point dominated"
+            },
+            px(p.x),
+            py(p.y),
+            if on { 5 } else { 4 },
+            if on { FRONTIER } else { DOMINATED },
+            esc(&p.label),
+            p.x,
+            p.y,
+            if on { " (frontier)" } else { "" }
+        );
+    }
+    // Legend.
+    let lx = LEFT + plot_w - 150.0;
+    let ly = y0 + TOP + 8.0;
+    let _ = write!(
+        out,
+        r##"<circle cx="{lx}" cy="{ly}" r="5" fill="{FRONTIER}"/><text x="{}" y="{}" font-family="sans-serif" font-size="11">Pareto frontier</text><circle cx="{lx}" cy="{}" r="4" fill="{DOMINATED}"/><text x="{}" y="{}" font-family="sans-serif" font-size="11">dominated</text>"##,
+        lx + 10.0,
+        ly + 4.0,
+        ly + 16.0,
+        lx + 10.0,
+        ly + 20.0
+    );
+    out.push_str("</g>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::c14_pareto::{Point, frontier};
+
+    fn series() -> Series {
+        let points: Vec<Point> = [(1.0, 100.0), (2.0, 180.0), (2.5, 150.0), (4.0, 260.0)]
+            .iter()
+            .map(|&(x, y)| Point {
+                x,
+                y,
+                label: format!("tp8 conc{}", x as u32),
+            })
+            .collect();
+        Series {
+            label: "dsv4/1k1k/h200_vllm/fp8/run7".into(),
+            percentile: "P90 E2EL".into(),
+            frontier: frontier(&points),
+            points,
+        }
+    }
+
+    #[test]
+    fn frontier_points_are_highlighted_and_dominated_ones_grey() {
+        let svg = pareto(&[series()], "run 7 · abc123");
+        assert_eq!(svg.matches(r##"class="point frontier""##).count(), 3);
+        assert_eq!(svg.matches(r##"class="point dominated""##).count(), 1);
+        assert!(svg.contains(r##"class="frontier-line""##));
+        assert!(svg.contains("P90 end-to-end latency (s)"));
+        assert!(svg.contains("total token throughput per GPU (tok/s)"));
+        assert!(svg.contains(">run 7 · abc123</text>"));
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn labels_are_escaped() {
+        let mut s = series();
+        s.label = "<script>&".into();
+        let svg = pareto(&[s], "run \"1\"");
+        assert!(!svg.contains("<script>"));
+        assert!(svg.contains("&lt;script&gt;&amp;"));
+        assert!(svg.contains("run &quot;1&quot;"));
+    }
+
+    #[test]
+    fn no_series_says_so() {
+        let svg = pareto(&[], "run 1");
+        assert!(svg.contains("No benchmark points were assessed."));
+    }
+
+    #[test]
+    fn steps_are_round() {
+        assert_eq!(step(0.0), 1.0);
+        assert_eq!(step(9.0), 2.0);
+        assert_eq!(step(260.0), 100.0);
+        assert_eq!(step(4200.0), 1000.0);
+    }
+}
