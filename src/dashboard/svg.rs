@@ -211,8 +211,9 @@ fn panel(out: &mut String, s: &Series, y0: f64) {
             if on { " (frontier)" } else { "" }
         );
     }
-    // Legend.
-    let lx = LEFT + plot_w - 150.0;
+    // Legend, top left: low latency with high throughput is where no
+    // measured point can be.
+    let lx = LEFT + 14.0;
     let ly = y0 + TOP + 8.0;
     let _ = write!(
         out,

@@ -5,7 +5,7 @@ use crate::app;
 use crate::config::server::{Secret, ServerConfig};
 use crate::github::{Credentials, GitHub, GitHubConfig, RetryPolicy};
 use crate::handlers::{Services, event_router};
-use crate::sandbox::{Change, PullRequestSpec, Sandbox, SandboxConfig};
+use crate::sandbox::{Change, PullRequestSpec, RunSpec, Sandbox, SandboxConfig};
 use anyhow::Context;
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ const KEY_PEM: &str = include_str!("../sandbox/app-key.pem");
 const FILES: &[(&str, &str)] = &[
     ("README.md", include_str!("repo/README.md")),
     ("LICENSE", include_str!("repo/LICENSE")),
+    ("MODELS.md", include_str!("repo/MODELS.md")),
     (
         ".github/CODEOWNERS",
         include_str!("repo/.github/CODEOWNERS"),
@@ -71,6 +72,9 @@ pub struct DemoArgs {
     /// Longest wait for one bot action.
     #[arg(long, default_value = "30")]
     pub timeout_secs: u64,
+    /// Enables the dashboard's actions (retrying a dead job) with this token.
+    #[arg(long, env = "SWEEPGATE_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
 }
 
 pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
@@ -94,14 +98,29 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         )
         .map_err(|e| anyhow::anyhow!("seeding the demo repository: {e}"))?;
     sandbox.install_app(OWNER);
+    // Where `/use` stages a run's results.
+    sandbox.add_org("SemiAnalysisAI");
+    sandbox
+        .add_repo(
+            "SemiAnalysisAI",
+            "InferenceX-app",
+            "main",
+            [("README.md", "app")],
+        )
+        .map_err(|e| anyhow::anyhow!("seeding the results repository: {e}"))?;
+    sandbox.install_app("SemiAnalysisAI");
     sandbox.take_deliveries();
 
+    let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    let public_url = format!("http://{}", listener.local_addr()?);
     let cfg = ServerConfig {
         listen: args.listen,
         database_url: format!("sqlite:{}", dir.path().join("sweepgate.db").display()),
         webhook_secrets: vec![Secret::new(sandbox.webhook_secret())],
         github_api_url: base.clone(),
         workers: 2,
+        public_url: Some(public_url.clone()),
+        admin_token: args.admin_token.clone().map(Secret::new),
         ..ServerConfig::default()
     };
     let github = GitHub::new(GitHubConfig {
@@ -113,11 +132,10 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         policy: RetryPolicy::default(),
     })?;
     let store = app::open_store(&cfg).await?;
-    let listener = tokio::net::TcpListener::bind(cfg.listen).await?;
     let running = app::start(
         &cfg,
         store.clone(),
-        event_router(Services::new(github)),
+        event_router(Services::new(github).with_public_url(Some(public_url.clone()))),
         listener,
     )
     .await?;
@@ -127,6 +145,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         "sweepgate       http://{}  (database {})",
         running.addr, cfg.database_url
     );
+    println!("dashboard       {public_url}/");
     println!();
 
     let mut script = Script {
@@ -136,6 +155,15 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         timeout: Duration::from_secs(args.timeout_secs),
     };
     let outcome = script.play().await;
+    if let Ok(pr) = &outcome {
+        println!();
+        println!("dashboard pages:");
+        println!("  {public_url}/");
+        println!("  {public_url}/repos/{OWNER}/{REPO}/pulls/{pr}");
+        println!("  {public_url}/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg");
+        println!("  {public_url}/queue");
+    }
+    let outcome = outcome.map(|_| ());
     match (&outcome, args.exit) {
         (Err(_), _) | (Ok(()), true) => {
             running.stop().await?;
@@ -158,7 +186,8 @@ struct Script {
 }
 
 impl Script {
-    async fn play(&mut self) -> anyhow::Result<()> {
+    /// Plays the script; the PR's number.
+    async fn play(&mut self) -> anyhow::Result<u64> {
         let s = self.sandbox.clone();
         s.create_branch(OWNER, REPO, "dsv4-h200-tp4", "main")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -172,18 +201,19 @@ impl Script {
             include_str!("repo/perf-changelog.yaml").trim_end(),
             "\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"Add a TP4 point\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n"
         );
-        s.commit_as(
-            OWNER,
-            REPO,
-            "dsv4-h200-tp4",
-            &[
-                Change::write("configs/nvidia-master.yaml", master),
-                Change::write("perf-changelog.yaml", changelog),
-            ],
-            "Add a TP4 point to dsv4-fp8-h200-vllm",
-            "vendor-dev",
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let head = s
+            .commit_as(
+                OWNER,
+                REPO,
+                "dsv4-h200-tp4",
+                &[
+                    Change::write("configs/nvidia-master.yaml", master),
+                    Change::write("perf-changelog.yaml", changelog),
+                ],
+                "Add a TP4 point to dsv4-fp8-h200-vllm",
+                "vendor-dev",
+            )
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         let pr = s
             .open_pr(
                 PullRequestSpec::new(OWNER, REPO, "dsv4-h200-tp4", "vendor-dev")
@@ -238,9 +268,75 @@ impl Script {
         expect(&writes, "the refusal", |b| {
             b.contains("may be used only by")
         })?;
+
+        // The sweep ran on the self-hosted runners: eight benchmark points.
+        let run = s
+            .add_workflow_run(
+                RunSpec::new(OWNER, REPO, "run-sweep.yml", &head)
+                    .branch("dsv4-h200-tp4")
+                    .status("in_progress"),
+            )
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        for job in [
+            "single-node 8k1k / benchmark (tp4 c1-64)",
+            "single-node 8k1k / benchmark (tp8 c1-64)",
+            "eval / gsm8k (tp8 c32)",
+        ] {
+            s.add_job(run, job, Some("success"))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            s.add_check_run_json(
+                OWNER,
+                REPO,
+                &serde_json::json!({
+                    "name": job,
+                    "head_sha": head,
+                    "status": "completed",
+                    "conclusion": "success",
+                    "details_url": format!("https://github.com/{OWNER}/{REPO}/actions/runs/{run}/job/1"),
+                }),
+            )
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        s.add_artifact(run, "results_bmk", [("agg_bmk.json", bench_rows())])
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        s.add_artifact(
+            run,
+            "eval_results_all",
+            [("agg_eval_all.json", eval_rows())],
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        s.complete_run(run, "success")
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!("the sweep run {run} completed on the GPU runners (8 benchmark points)");
+        let writes = self.settle().await?;
+        expect(&writes, "the result links", |b| {
+            b.contains(&run.to_string())
+        })?;
+
+        // A maintainer pins the run for review.
+        s.set_permission(OWNER, REPO, "maint", "maintain", "maintain")
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        pr.post_comment("maint", "MEMBER", &format!("/use {run}"))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!("maint commented “/use {run}”");
+        let writes = self.settle().await?;
+        expect(&writes, "the staging reply", |b| b.contains("staging run"))?;
+
+        // A CODEOWNER of the master config signs the checklist.
+        s.set_permission(OWNER, REPO, SIGNER, "write", "write")
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        pr.post_comment(SIGNER, "COLLABORATOR", &signoff())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!(
+            "{SIGNER} (CODEOWNER of configs/nvidia-master.yaml) posted the sign-off checklist"
+        );
+        let writes = self.settle().await?;
+        expect(&writes, "the verdict", |b| {
+            b.starts_with("<!-- codeowner-signoff-verify sha=")
+        })?;
         println!();
         println!("script complete: {} bot actions", self.seen);
-        Ok(())
+        Ok(pr.number)
     }
 
     /// Waits until every delivery went out and every job finished, then
@@ -296,6 +392,79 @@ impl Script {
             .filter(|r| r.auth == "token" && r.method != "GET" && r.status < 400)
             .collect()
     }
+}
+
+/// The CODEOWNER who signs in the demo.
+const SIGNER: &str = "ankur-singh";
+
+/// The checklist template of the demo repository, every box ticked.
+fn signoff() -> String {
+    let doc = include_str!("repo/docs/PR_REVIEW_CHECKLIST.md");
+    let template = doc
+        .split_once("## Template\n```\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map_or("", |(t, _)| t);
+    template
+        .replace("- [ ]", "- [x]")
+        .replace("FILL_IN_GITHUB_USERNAME", SIGNER)
+}
+
+/// The run's `agg_eval_all.json`: gsm8k on the TP8 curve.
+fn eval_rows() -> String {
+    serde_json::json!([{
+        "model_prefix": "dsv4",
+        "model": "deepseek-ai/DeepSeek-V4-Pro",
+        "hw": "h200-cw",
+        "framework": "vllm",
+        "precision": "fp8",
+        "image": "vllm/vllm-openai:v0.25.1",
+        "tp": 8,
+        "ep": 1,
+        "dp_attention": false,
+        "conc": 32,
+        "task": "gsm8k",
+        "em_strict": 0.962,
+        "score": 0.962,
+        "score_name": "em_strict",
+        "n_eff": 1319
+    }])
+    .to_string()
+}
+
+/// The run's `agg_bmk.json`: a TP4 and a TP8 curve over concurrency, so the
+/// frontier has dominated points (the format of
+/// `fixtures/inferencex/docs/results-and-ingestion.md`).
+fn bench_rows() -> String {
+    let mut rows = Vec::new();
+    for (tp, conc, p90, tput) in [
+        (4, 1, 9.8, 310.0),
+        (4, 8, 12.5, 1480.0),
+        (4, 32, 19.0, 2900.0),
+        (4, 64, 31.0, 3350.0),
+        (8, 1, 7.9, 240.0),
+        (8, 8, 10.1, 1210.0),
+        (8, 32, 16.2, 2650.0),
+        (8, 64, 24.0, 3600.0),
+    ] {
+        rows.push(serde_json::json!({
+            "model": "deepseek-ai/DeepSeek-V4-Pro",
+            "model_prefix": "dsv4",
+            "framework": "vllm",
+            "precision": "fp8",
+            "hw": "h200-cw",
+            "image": "vllm/vllm-openai:v0.25.1",
+            "isl": 8192,
+            "osl": 1024,
+            "tp": tp,
+            "ep": 1,
+            "dp_attention": false,
+            "conc": conc,
+            "p90_e2el": p90,
+            "tput_per_gpu": tput,
+            "num_requests_successful": 100,
+        }));
+    }
+    serde_json::Value::Array(rows).to_string()
 }
 
 fn expect(bodies: &[String], what: &str, pred: impl Fn(&str) -> bool) -> anyhow::Result<()> {

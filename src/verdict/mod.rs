@@ -285,7 +285,10 @@ pub fn check_run(v: &Verdict) -> CheckRunOutput {
         title: if passed {
             "Verdict: PASS".into()
         } else {
-            format!("REJECTED: {} blocking checks", v.blocking().len())
+            match v.blocking().len() {
+                1 => "REJECTED: 1 blocking check".to_owned(),
+                n => format!("REJECTED: {n} blocking checks"),
+            }
         },
         summary: body
             .split_once('\n')
