@@ -20,6 +20,7 @@ pub mod github;
 pub mod handlers;
 pub mod ids;
 pub mod matrix;
+pub mod progress;
 pub mod queue;
 pub mod recipe;
 pub mod repo;

@@ -146,7 +146,7 @@ fn curves<'a>(
     cfg: &RepoConfig,
     art: &'a crate::checks::snapshot::RunArtifacts,
     run_txt: &str,
-) -> Result<BTreeMap<String, Vec<&'a Value>>, CheckResult> {
+) -> Result<BTreeMap<String, Vec<&'a Value>>, Box<CheckResult>> {
     let facts = s.facts(cfg);
     let agentic_src: Vec<&Value> = if art.agentic_rows.is_empty() {
         art.bmk_rows.iter().filter(|v| is_agentic(v)).collect()
@@ -166,10 +166,10 @@ fn curves<'a>(
             .collect();
         let valid = mine.iter().any(|v| point(v, "p90").is_some());
         if !valid {
-            return Err(CheckResult::fail(
+            return Err(Box::new(CheckResult::fail(
                 N,
                 format!("no benchmark points for {} in {run_txt}.", k.key),
-            ));
+            )));
         }
         for v in mine {
             let e = curves.entry(curve_key(v)).or_default();
@@ -253,7 +253,7 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let run_txt = run.map_or("the run".to_owned(), |id| format!("run {id}"));
     let curves = match curves(s, cfg, art, &run_txt) {
         Ok(c) => c,
-        Err(fail) => return fail,
+        Err(fail) => return *fail,
     };
     let min = s.settings.pareto_min_points;
     let mut pass_parts: Vec<String> = Vec::new();

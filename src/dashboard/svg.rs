@@ -53,8 +53,6 @@ fn step(max: f64) -> f64 {
 fn tick_label(v: f64) -> String {
     if v == 0.0 {
         "0".into()
-    } else if v.abs() >= 1000.0 {
-        format!("{:.0}", v)
     } else if v.abs() >= 10.0 {
         format!("{:.0}", v)
     } else if v.abs() >= 1.0 {

@@ -28,6 +28,24 @@ pub enum Event {
     Ping(PingEvent),
 }
 
+impl Event {
+    /// The commit the event is about, where it names one (for log spans).
+    pub fn head_sha(&self) -> Option<&str> {
+        fn pr_head(pr: &payload::PullRequest) -> Option<&str> {
+            pr.head.as_ref().map(|h| h.sha.as_str())
+        }
+        match self {
+            Event::PullRequest(e) => pr_head(&e.pull_request),
+            Event::PullRequestReview(e) => pr_head(&e.pull_request),
+            Event::PullRequestReviewComment(e) => pr_head(&e.pull_request),
+            Event::CheckRun(e) => Some(&e.check_run.head_sha),
+            Event::WorkflowRun(e) => Some(&e.workflow_run.head_sha),
+            Event::WorkflowJob(e) => Some(&e.workflow_job.head_sha),
+            _ => None,
+        }
+    }
+}
+
 /// Why a body cannot be read as the event its header names.
 #[derive(Debug, thiserror::Error)]
 pub enum PayloadError {

@@ -99,17 +99,33 @@ impl JobRunner for EventRouter {
             attempt: job.attempts,
             envelope,
         };
-        let mut done = Vec::new();
-        for h in handlers {
-            h.handle(&ctx, &event).await.map_err(|e| match e {
-                HandlerError::Transient {
-                    message,
-                    retry_after,
-                } => JobFailure::transient(format!("{}: {message}", h.name()), retry_after),
-                HandlerError::Permanent(m) => JobFailure::permanent(format!("{}: {m}", h.name())),
-            })?;
-            done.push(h.name());
-        }
-        Ok(format!("handled by {}", done.join(", ")))
+        // Every log line of the handlers names what the delivery is about.
+        let span = tracing::info_span!(
+            "delivery",
+            repository = ctx
+                .envelope
+                .repository
+                .as_ref()
+                .map_or("", |r| r.0.as_str()),
+            pr = ctx.envelope.pr_number.map_or(0, |n| n.0),
+            head_sha = event.head_sha().unwrap_or(""),
+        );
+        let handle_all = async {
+            let mut done = Vec::new();
+            for h in handlers {
+                h.handle(&ctx, &event).await.map_err(|e| match e {
+                    HandlerError::Transient {
+                        message,
+                        retry_after,
+                    } => JobFailure::transient(format!("{}: {message}", h.name()), retry_after),
+                    HandlerError::Permanent(m) => {
+                        JobFailure::permanent(format!("{}: {m}", h.name()))
+                    }
+                })?;
+                done.push(h.name());
+            }
+            Ok(format!("handled by {}", done.join(", ")))
+        };
+        tracing::Instrument::instrument(handle_all, span).await
     }
 }

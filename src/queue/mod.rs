@@ -171,14 +171,20 @@ impl Worker {
     }
 
     async fn work(&mut self, claimed: Claimed) {
+        // A guard entered across awaits would tag other tasks' logs on this
+        // thread; instrumenting the future keeps the span to this job.
         let span = tracing::info_span!(
             "job",
             job = claimed.job.id,
             kind = %claimed.job.kind,
             delivery = claimed.job.delivery_id.as_deref().unwrap_or(""),
+            serial = claimed.job.serial_key.as_deref().unwrap_or(""),
             attempt = claimed.job.attempts,
         );
-        let _enter = span.enter();
+        tracing::Instrument::instrument(self.work_in_span(claimed), span).await
+    }
+
+    async fn work_in_span(&mut self, claimed: Claimed) {
         let run = self.runner.run(&self.store, &claimed.job);
         tokio::pin!(run);
         let mut heartbeat = tokio::time::interval(self.cfg.lease / 3);

@@ -285,9 +285,15 @@ async fn read_many(
     paths: Vec<String>,
 ) -> Result<BTreeMap<String, String>, RepoError> {
     use futures::{StreamExt, TryStreamExt};
+    let bar = crate::progress::Bar::new(
+        format!("reading files at {}", &rev[..rev.len().min(12)]),
+        paths.len(),
+    );
+    let bar = &bar;
     let read: Vec<(String, Option<String>)> = futures::stream::iter(paths)
         .map(|p| async move {
             let t = read_text(src, rev, &p).await?;
+            bar.inc();
             Ok::<_, RepoError>((p, t))
         })
         .buffered(8)
@@ -531,6 +537,7 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    crate::progress::enable_on_terminal();
     match run(&parsed) {
         Ok((v, notes)) => {
             if parsed.json {

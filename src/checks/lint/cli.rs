@@ -144,9 +144,17 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    crate::progress::enable_on_terminal();
     match rt.block_on(run(&args)) {
         Ok(findings) => {
-            print!("{}", render(&findings, args.format));
+            let text = render(&findings, args.format);
+            if args.format == Format::Text && crate::progress::colour_stdout() {
+                for l in text.lines() {
+                    println!("{}", crate::progress::paint_severity(l));
+                }
+            } else {
+                print!("{text}");
+            }
             if has_errors(&findings) {
                 ExitCode::from(1)
             } else {

@@ -172,7 +172,9 @@ impl LintInput {
         src: &dyn RepoSource,
         wanted: Vec<(bool, String)>,
     ) -> Result<(), RepoError> {
+        let bar = crate::progress::Bar::new("reading changed files", wanted.len());
         for (at_head, path) in wanted {
+            bar.inc();
             let (rev, tree) = if at_head {
                 (self.head_sha.clone(), &self.head_tree)
             } else {
