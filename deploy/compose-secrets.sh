@@ -16,6 +16,7 @@ if [ -e "$dir/postgres_password" ] || [ -e "$dir/sweepgate.toml" ]; then
   exit 1
 fi
 password=$(random_hex)
+admin_token=$(random_hex)
 webhook_secret=${SWEEPGATE_WEBHOOK_SECRET:-$(random_hex)}
 case $webhook_secret in
   *[\"\\,]*) echo "error: the webhook secret must not contain \" \\ or ," >&2; exit 1 ;;
@@ -26,11 +27,13 @@ cat > "$dir/sweepgate.toml" <<TOML
 # the new and the old webhook secret.
 database-url = "postgres://sweepgate:${password}@postgres:5432/sweepgate"
 webhook-secrets = ["${webhook_secret}"]
+# Enables the dashboard's retry action.
+admin-token = "${admin_token}"
 TOML
 # The container runs as uid 10001; Docker Compose bind-mounts file secrets
 # with the host's ownership and mode.
 chmod 644 "$dir/postgres_password" "$dir/sweepgate.toml"
-echo "wrote $dir/postgres_password and $dir/sweepgate.toml"
+echo "wrote $dir/postgres_password and $dir/sweepgate.toml (with the dashboard's admin token)"
 if [ -z "${SWEEPGATE_WEBHOOK_SECRET:-}" ]; then
   echo "webhook secret (enter it in the GitHub App settings): $webhook_secret"
 fi

@@ -594,7 +594,11 @@ fn kubernetes_manifests_are_complete_and_consistent() {
     }
     assert_eq!(
         from_secret,
-        BTreeSet::from(["SWEEPGATE_DATABASE_URL", "SWEEPGATE_WEBHOOK_SECRETS"])
+        BTreeSet::from([
+            "SWEEPGATE_ADMIN_TOKEN",
+            "SWEEPGATE_DATABASE_URL",
+            "SWEEPGATE_WEBHOOK_SECRETS"
+        ])
     );
 
     // The private key path lies in a read-only mounted Secret volume.
