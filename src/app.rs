@@ -174,7 +174,20 @@ pub async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
     let services = Services::new(github).with_public_url(cfg.public_url.clone());
-    let running = start(&cfg, store, event_router(services), listener).await?;
+    let running = start(
+        &cfg,
+        store.clone(),
+        event_router(services.clone()),
+        listener,
+    )
+    .await?;
+    // A lost `workflow_run` webhook never leaves a dispatched sweep pending.
+    let _timer = crate::handlers::dispatch::spawn_timer(
+        services,
+        store,
+        None,
+        std::time::Duration::from_secs(180),
+    );
     tracing::info!(addr = %running.addr, db = %redact_url(&cfg.database_url), "sweepgate listening");
     running.wait().await
 }

@@ -5,6 +5,7 @@
 //! It only reads the store: deliveries, jobs, and the activity handlers
 //! record per PR (verdict rows with the Pareto curves, lint findings,
 //! commands, sweeps).
+pub mod api;
 pub mod svg;
 
 use crate::checks::c14_pareto::Series;
@@ -71,6 +72,7 @@ pub fn router(state: DashState) -> Router {
             "/repos/{owner}/{repo}/pulls/{number}/pareto.svg",
             get(pareto),
         )
+        .route("/api/sweeps/{id}/matrix", get(api::matrix))
         .with_state(state)
 }
 

@@ -501,6 +501,96 @@ pub mod actions {
     }
 }
 
+/// Starting, finding and cancelling sweep runs (`dispatch` mode).
+pub mod sweeps {
+    use super::{Api, GitHubError, repo_path, seg_enc};
+    use crate::ids::{RepoName, RunId};
+    use serde::Deserialize;
+    use serde_json::{Value, json};
+
+    #[derive(Deserialize)]
+    struct RunDetails {
+        workflow_run_id: RunId,
+    }
+
+    #[derive(Deserialize)]
+    struct TitledRun {
+        id: RunId,
+        #[serde(default)]
+        display_title: String,
+    }
+
+    impl Api {
+        /// `workflow_dispatch` on `git_ref`; the run id when GitHub returns
+        /// the run's details.
+        pub async fn workflow_dispatch(
+            &self,
+            repo: &RepoName,
+            workflow: &str,
+            git_ref: &str,
+            inputs: &Value,
+        ) -> Result<Option<RunId>, GitHubError> {
+            let path = format!(
+                "{}/actions/workflows/{}/dispatches",
+                repo_path(repo)?,
+                seg_enc(workflow)
+            );
+            let body = json!({ "ref": git_ref, "inputs": inputs, "return_run_details": true });
+            let resp = self.send(http::Method::POST, &path, Some(&body)).await?;
+            if resp.body.is_empty() {
+                return Ok(None);
+            }
+            Ok(resp
+                .json::<RunDetails>(&path)
+                .ok()
+                .map(|d| d.workflow_run_id))
+        }
+
+        /// The dispatched run whose title names `needle` (the sweep id).
+        pub async fn dispatched_run_titled(
+            &self,
+            repo: &RepoName,
+            workflow: &str,
+            needle: &str,
+        ) -> Result<Option<RunId>, GitHubError> {
+            let path = format!(
+                "{}/actions/workflows/{}/runs?event=workflow_dispatch",
+                repo_path(repo)?,
+                seg_enc(workflow)
+            );
+            let runs: Vec<TitledRun> = match self.get_all(&path, Some("workflow_runs")).await {
+                Err(e) if e.is_not_found() => Vec::new(),
+                other => other?,
+            };
+            Ok(runs
+                .into_iter()
+                .find(|r| r.display_title.contains(needle))
+                .map(|r| r.id))
+        }
+
+        /// Cancels a run; one that already finished (409) is left alone.
+        pub async fn cancel_run(&self, repo: &RepoName, run: RunId) -> Result<bool, GitHubError> {
+            let path = format!("{}/actions/runs/{run}/cancel", repo_path(repo)?);
+            match self.send(http::Method::POST, &path, Some(&json!({}))).await {
+                Ok(_) => Ok(true),
+                Err(GitHubError::Status { status: 409, .. }) => Ok(false),
+                Err(e) => Err(e),
+            }
+        }
+
+        /// A run as GitHub serves it (the timer rebuilds a lost
+        /// `workflow_run` delivery from it).
+        pub async fn run_json(
+            &self,
+            repo: &RepoName,
+            run: RunId,
+        ) -> Result<Option<Value>, GitHubError> {
+            let path = format!("{}/actions/runs/{run}", repo_path(repo)?);
+            self.get_opt(&path).await
+        }
+    }
+}
+
 /// Check runs with annotations.
 pub mod checks {
     use super::{Api, GitHubError, repo_path};

@@ -2,6 +2,7 @@
 //! GitHub client, calls the pure modules (commands, checks, lint) and hands
 //! the result to the publisher. Handlers hold no rules.
 pub mod commands;
+pub mod dispatch;
 pub mod guide;
 pub mod lint;
 pub mod publish;

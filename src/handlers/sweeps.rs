@@ -46,7 +46,7 @@ impl Handler for RunResults {
     }
 
     fn accepts(&self, kind: &str) -> bool {
-        kind == "workflow_run.completed"
+        matches!(kind, "workflow_run.completed" | "workflow_run.in_progress")
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
@@ -63,10 +63,22 @@ impl Handler for RunResults {
         if !is_sweep_run(&cfg, run.path.as_deref()) {
             return Ok(());
         }
+        // A run sweepgate dispatched: its sweep follows it.
+        let swept_pr = super::dispatch::on_run(
+            &ctx.store,
+            run.id,
+            run.status.as_deref().unwrap_or(""),
+            run.conclusion.as_deref(),
+        )
+        .await?;
+        if ev.action != "completed" {
+            return Ok(());
+        }
         // Fork PR runs carry no `pull_requests`, nor does a run on a commit
         // the PR has since moved past: find the PR by head, else by branch
         // and commit.
         let pr = match run.pull_requests.as_slice() {
+            _ if swept_pr.is_some() => swept_pr,
             [one] => Some(one.number),
             _ => {
                 let open = api.open_pulls(&repo).await?;
@@ -483,12 +495,8 @@ impl Handler for SweepGate {
         let Event::PullRequest(ev) = event else {
             return Ok(());
         };
-        let Scope {
-            repo,
-            api,
-            cfg,
-            default_branch: _,
-        } = self.services.scope(ctx).await?;
+        let scope = self.services.scope(ctx).await?;
+        let Scope { repo, api, cfg, .. } = &scope;
         // A label that is neither primary nor modifier changes nothing.
         if let Some(label) = &ev.label
             && !cfg.labels.primary.contains(&label.name)
@@ -567,6 +575,41 @@ impl Handler for SweepGate {
             changelog: report.as_ref(),
             labeler: labeler.as_ref().map(|(w, r)| (w.as_str(), *r)),
         });
+        let dispatch_note = if cfg.sweep.mode == crate::config::SweepMode::Dispatch {
+            let (allowed, refused) = match &outcome {
+                GateOutcome::Allowed { primary, modifiers } => (
+                    Some((primary.as_str(), modifiers.as_slice())),
+                    String::new(),
+                ),
+                GateOutcome::Refused(r) => {
+                    (None, format!("the sweep gate refused: {}", r.join("; ")))
+                }
+                GateOutcome::Skipped(why) => (None, why.clone()),
+                GateOutcome::NotASweep => (None, "no sweep label or changelog entry".to_owned()),
+            };
+            let appended = report
+                .as_ref()
+                .map(|r| r.appended.as_slice())
+                .unwrap_or(&[]);
+            let note = super::dispatch::on_gate(
+                &self.services,
+                &ctx.store,
+                &scope,
+                &super::dispatch::Decision {
+                    pr: pr.number,
+                    head_sha: &head.sha,
+                    base_sha: &base.sha,
+                    allowed,
+                    refused: &refused,
+                    appended,
+                    installation_id: ctx.envelope.installation_id,
+                },
+            )
+            .await?;
+            note
+        } else {
+            String::new()
+        };
         let short = &head.sha[..head.sha.len().min(12)];
         let author = pr.user.as_ref().map_or("", |u| u.login.as_str());
         let track = cfg.sweep.mode == crate::config::SweepMode::Track;
@@ -608,6 +651,11 @@ impl Handler for SweepGate {
                 r.join("\n"),
                 r.clone(),
             ),
+        };
+        let summary = if dispatch_note.is_empty() {
+            summary
+        } else {
+            format!("{summary}\n\n{dispatch_note}")
         };
         let body = render(&crate::comments::SweepGate {
             author,

@@ -237,6 +237,45 @@ pub struct InstallationSummary {
     pub last_at: i64,
 }
 
+/// A sweep sweepgate dispatched, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct SweepRow {
+    pub sweep_id: String,
+    pub repository: String,
+    pub installation_id: Option<i64>,
+    pub pr_number: i64,
+    pub head_sha: String,
+    pub base_sha: String,
+    pub primary_label: String,
+    pub modifiers: String,
+    pub matrix: String,
+    #[serde(skip)]
+    pub token_sha256: String,
+    pub expires_at: i64,
+    /// `dispatched`, `running`, `completed` or `cancelled`.
+    pub state: String,
+    pub run_id: Option<i64>,
+    pub conclusion: Option<String>,
+    pub reason: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl SweepRow {
+    pub fn is_open(&self) -> bool {
+        matches!(self.state.as_str(), "dispatched" | "running")
+    }
+}
+
+/// A change of a sweep's state; `None` fields keep their value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SweepUpdate<'a> {
+    pub state: Option<&'a str>,
+    pub run_id: Option<i64>,
+    pub conclusion: Option<&'a str>,
+    pub reason: Option<&'a str>,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct QueueCounts {
     pub pending: i64,
@@ -314,6 +353,20 @@ pub trait Storage: Send + Sync + 'static {
     async fn jobs(&self, state: Option<JobState>, limit: i64) -> Result<Vec<JobRow>, StoreError>;
     async fn jobs_for_delivery(&self, id: &DeliveryId) -> Result<Vec<JobRow>, StoreError>;
     async fn queue_counts(&self) -> Result<QueueCounts, StoreError>;
+
+    /// Stores a new sweep; `false` when its id exists (nothing written).
+    async fn create_sweep(&self, sweep: &SweepRow) -> Result<bool, StoreError>;
+    async fn sweep(&self, id: &str) -> Result<Option<SweepRow>, StoreError>;
+    /// A PR's sweeps, oldest first.
+    async fn pr_sweeps(&self, repository: &str, pr: i64) -> Result<Vec<SweepRow>, StoreError>;
+    /// Every sweep not yet completed or cancelled.
+    async fn open_sweeps(&self) -> Result<Vec<SweepRow>, StoreError>;
+    async fn update_sweep(
+        &self,
+        id: &str,
+        change: &SweepUpdate<'_>,
+        now: i64,
+    ) -> Result<bool, StoreError>;
 
     async fn kv_get(&self, namespace: &str, key: &str) -> Result<Option<String>, StoreError>;
     async fn kv_put(

@@ -16,6 +16,10 @@ const JOB_COLUMNS: &str = "id, delivery_id, kind, serial_key, payload, state, at
      max_attempts, run_after, lease_token, lease_owner, lease_until, last_error, outcome, \
      created_at, updated_at, finished_at";
 
+const SWEEP_COLUMNS: &str = "sweep_id, repository, installation_id, pr_number, head_sha, \
+     base_sha, primary_label, modifiers, matrix, token_sha256, expires_at, state, run_id, \
+     conclusion, reason, created_at, updated_at";
+
 const DELIVERY_COLUMNS: &str = "delivery_id, event, action, repository, installation_id, \
      pr_number, outcome, reason, received_at";
 
@@ -433,6 +437,93 @@ macro_rules! sql_store {
                     }
                 }
                 Ok(c)
+            }
+
+            async fn create_sweep(&self, w: &SweepRow) -> Result<bool, StoreError> {
+                let sql = format!(
+                    "INSERT INTO sweeps ({SWEEP_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, \
+                     $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
+                     ON CONFLICT (sweep_id) DO NOTHING"
+                );
+                let n = sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .bind(&w.sweep_id)
+                    .bind(&w.repository)
+                    .bind(w.installation_id)
+                    .bind(w.pr_number)
+                    .bind(&w.head_sha)
+                    .bind(&w.base_sha)
+                    .bind(&w.primary_label)
+                    .bind(&w.modifiers)
+                    .bind(&w.matrix)
+                    .bind(&w.token_sha256)
+                    .bind(w.expires_at)
+                    .bind(&w.state)
+                    .bind(w.run_id)
+                    .bind(&w.conclusion)
+                    .bind(&w.reason)
+                    .bind(w.created_at)
+                    .bind(w.updated_at)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn sweep(&self, id: &str) -> Result<Option<SweepRow>, StoreError> {
+                let sql = format!("SELECT {SWEEP_COLUMNS} FROM sweeps WHERE sweep_id = $1");
+                Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn pr_sweeps(
+                &self,
+                repository: &str,
+                pr: i64,
+            ) -> Result<Vec<SweepRow>, StoreError> {
+                let sql = format!(
+                    "SELECT {SWEEP_COLUMNS} FROM sweeps WHERE repository = $1 AND pr_number = $2 \
+                     ORDER BY created_at, sweep_id"
+                );
+                Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                    .bind(repository)
+                    .bind(pr)
+                    .fetch_all(&self.pool)
+                    .await?)
+            }
+
+            async fn open_sweeps(&self) -> Result<Vec<SweepRow>, StoreError> {
+                let sql = format!(
+                    "SELECT {SWEEP_COLUMNS} FROM sweeps \
+                     WHERE state IN ('dispatched', 'running') ORDER BY created_at, sweep_id"
+                );
+                Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                    .fetch_all(&self.pool)
+                    .await?)
+            }
+
+            async fn update_sweep(
+                &self,
+                id: &str,
+                c: &SweepUpdate<'_>,
+                now: i64,
+            ) -> Result<bool, StoreError> {
+                let n = sqlx::query(
+                    "UPDATE sweeps SET state = COALESCE($2, state), \
+                     run_id = COALESCE($3, run_id), conclusion = COALESCE($4, conclusion), \
+                     reason = COALESCE($5, reason), updated_at = $6 WHERE sweep_id = $1",
+                )
+                .bind(id)
+                .bind(c.state)
+                .bind(c.run_id)
+                .bind(c.conclusion)
+                .bind(c.reason)
+                .bind(now)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
             }
 
             async fn kv_get(&self, ns: &str, key: &str) -> Result<Option<String>, StoreError> {

@@ -1,0 +1,385 @@
+//! `dispatch` mode (`CONTRACTS.md` §5): sweepgate starts the sweep of a
+//! head the gate allowed, serves its job matrix, cancels a superseded
+//! sweep, and follows the run. A timer re-reads open sweeps so a lost
+//! `workflow_run` webhook never leaves one pending.
+use super::{Scope, Services, read_at, record_activity};
+use crate::events::HandlerError;
+use crate::github::GitHubSource;
+use crate::ids::{PrNumber, RunId};
+use crate::matrix::{self, jobs};
+use crate::recipe::{changelog::Entry, master, runners};
+use crate::store::{DeliveryOutcome, NewDelivery, NewJob, Store, SweepRow, SweepUpdate, now_ms};
+use crate::sweep::dispatch as pure;
+use serde_json::json;
+
+/// How long a sweep's matrix URL stays valid.
+const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 3600 * 1000;
+
+/// What the gate decided for the head, as dispatch needs it.
+pub struct Decision<'a> {
+    pub pr: PrNumber,
+    pub head_sha: &'a str,
+    pub base_sha: &'a str,
+    /// `Some((primary, modifiers))` when a sweep may run.
+    pub allowed: Option<(&'a str, &'a [String])>,
+    /// Why no sweep may run (for the cancellation record).
+    pub refused: &'a str,
+    pub appended: &'a [Entry],
+    pub installation_id: Option<u64>,
+}
+
+/// Acts on the gate's decision in `dispatch` mode; the line the gate's
+/// check run adds about it.
+pub async fn on_gate(
+    services: &Services,
+    store: &Store,
+    scope: &Scope,
+    d: &Decision<'_>,
+) -> Result<String, HandlerError> {
+    let Scope {
+        repo,
+        api,
+        cfg,
+        default_branch,
+    } = scope;
+    let open: Vec<SweepRow> = store
+        .pr_sweeps(&repo.0, d.pr.0 as i64)
+        .await?
+        .into_iter()
+        .filter(SweepRow::is_open)
+        .collect();
+    let Some((primary, modifiers)) = d.allowed else {
+        cancel_all(scope, store, d.pr, &open, "", d.refused).await?;
+        return Ok(String::new());
+    };
+    // The safety rule: a workflow that also runs on `pull_request` would
+    // run every sweep twice.
+    let src = GitHubSource::new(api.clone(), repo.clone())?;
+    let wf_path = format!(".github/workflows/{}", cfg.sweep.workflow);
+    let wf = read_at(&src, default_branch, &wf_path).await?;
+    let unsafe_reason = match &wf {
+        None => Some(format!("{wf_path} does not exist on {default_branch}")),
+        Some(bytes) => pure::unsafe_trigger(&String::from_utf8_lossy(bytes)),
+    };
+    if let Some(why) = unsafe_reason {
+        return Ok(format!("Dispatch mode is off: {why}."));
+    }
+    let Some(base_url) = services.public_url.as_deref() else {
+        return Ok(
+            "Dispatch mode is off: sweepgate has no public URL (--public-url) to serve the matrix from."
+                .into(),
+        );
+    };
+    let id = pure::sweep_id(&repo.0, d.pr.0, d.head_sha, primary, modifiers);
+    let superseded: Vec<SweepRow> = open.into_iter().filter(|s| s.sweep_id != id).collect();
+    cancel_all(
+        scope,
+        store,
+        d.pr,
+        &superseded,
+        &id,
+        "superseded by a new push or label change",
+    )
+    .await?;
+    if let Some(existing) = store.sweep(&id).await? {
+        // Redelivered, or a replica already started it.
+        return Ok(format!(
+            "Sweep `{id}` was dispatched{}.",
+            existing
+                .run_id
+                .map(|r| format!(" as run {r}"))
+                .unwrap_or_default()
+        ));
+    }
+    let job_list = match job_list(&src, scope, d, primary, modifiers).await? {
+        Ok(j) => j,
+        Err(why) => return Ok(format!("No sweep dispatched: {why}.")),
+    };
+    let total = job_list.throughput_len() + job_list.eval_len();
+    if total == 0 {
+        return Ok("No sweep dispatched: the appended changelog entries produce no jobs.".into());
+    }
+    let (token, digest) = pure::new_token();
+    let doc = pure::matrix_document(&id, &job_list, cfg.sweep.chunk_size);
+    let now = now_ms();
+    let row = SweepRow {
+        sweep_id: id.clone(),
+        repository: repo.0.clone(),
+        installation_id: d.installation_id.map(|i| i as i64),
+        pr_number: d.pr.0 as i64,
+        head_sha: d.head_sha.to_owned(),
+        base_sha: d.base_sha.to_owned(),
+        primary_label: primary.to_owned(),
+        modifiers: modifiers.join(","),
+        matrix: doc.to_string(),
+        token_sha256: digest,
+        expires_at: now + TOKEN_LIFETIME_MS,
+        state: "dispatched".into(),
+        run_id: None,
+        conclusion: None,
+        reason: None,
+        created_at: now,
+        updated_at: now,
+    };
+    if !store.create_sweep(&row).await? {
+        return Ok(format!("Sweep `{id}` was dispatched."));
+    }
+    // A restart between storing and dispatching must not start it twice.
+    let run = match api
+        .dispatched_run_titled(repo, &cfg.sweep.workflow, &id)
+        .await?
+    {
+        Some(run) => Some(run),
+        None => {
+            let matrix_url = format!("{base_url}/api/sweeps/{id}/matrix?token={token}");
+            let inputs = pure::inputs(&pure::DispatchInputs {
+                sweep_id: &id,
+                matrix_url: &matrix_url,
+                pr: d.pr.0,
+                head_sha: d.head_sha,
+                base_sha: d.base_sha,
+                primary,
+                modifiers,
+            });
+            // The workflow definition comes from the default branch, never
+            // from the PR; the PR's commit is an input.
+            match api
+                .workflow_dispatch(repo, &cfg.sweep.workflow, default_branch, &inputs)
+                .await?
+            {
+                Some(run) => Some(run),
+                None => {
+                    api.dispatched_run_titled(repo, &cfg.sweep.workflow, &id)
+                        .await?
+                }
+            }
+        }
+    };
+    if let Some(run) = run {
+        store
+            .update_sweep(
+                &id,
+                &SweepUpdate {
+                    run_id: Some(run.0 as i64),
+                    ..SweepUpdate::default()
+                },
+                now_ms(),
+            )
+            .await?;
+    }
+    let run_txt = run.map(|r| format!(" as run {r}")).unwrap_or_default();
+    record_activity(
+        store,
+        repo,
+        d.pr,
+        Some(d.head_sha),
+        "sweep",
+        &format!("dispatched sweep {id} ({total} jobs){run_txt}"),
+        &json!({ "sweep": id, "run": run, "jobs": total, "primary": primary, "modifiers": modifiers }),
+    )
+    .await?;
+    Ok(format!(
+        "Sweep `{id}` dispatched{run_txt} with {total} jobs."
+    ))
+}
+
+/// The job list of the appended entries under these labels, or why there
+/// is none.
+async fn job_list(
+    src: &GitHubSource,
+    scope: &Scope,
+    d: &Decision<'_>,
+    primary: &str,
+    modifiers: &[String],
+) -> Result<Result<jobs::JobList, String>, HandlerError> {
+    let cfg = &scope.cfg;
+    let mut files = Vec::new();
+    for p in &cfg.paths.master_configs {
+        if let Some(b) = read_at(src, d.head_sha, p).await? {
+            files.push((p.clone(), b));
+        }
+    }
+    let master = match master::parse_many(files.iter().map(|(p, b)| (p.as_str(), b.as_slice()))) {
+        Ok(m) => m,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let Some(rb) = read_at(src, d.head_sha, &cfg.paths.runners).await? else {
+        return Ok(Err(format!("{} is missing", cfg.paths.runners)));
+    };
+    let runners = match runners::parse(&cfg.paths.runners, &rb) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let inputs = matrix::Inputs { master, runners };
+    let entries = pure::entry_flags(d.appended);
+    Ok(
+        jobs::jobs_for_entries(&inputs, &entries, pure::label_flags(primary, modifiers))
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// Cancels open sweeps (their runs too) and records why.
+async fn cancel_all(
+    scope: &Scope,
+    store: &Store,
+    pr: PrNumber,
+    sweeps: &[SweepRow],
+    by: &str,
+    why: &str,
+) -> Result<(), HandlerError> {
+    for s in sweeps {
+        if let Some(run) = s.run_id {
+            scope.api.cancel_run(&scope.repo, RunId(run as u64)).await?;
+        }
+        let reason = if by.is_empty() {
+            why.to_owned()
+        } else {
+            format!("{why} ({by})")
+        };
+        store
+            .update_sweep(
+                &s.sweep_id,
+                &SweepUpdate {
+                    state: Some("cancelled"),
+                    reason: Some(&reason),
+                    ..SweepUpdate::default()
+                },
+                now_ms(),
+            )
+            .await?;
+        record_activity(
+            store,
+            &scope.repo,
+            pr,
+            Some(&s.head_sha),
+            "sweep",
+            &format!("cancelled sweep {}: {reason}", s.sweep_id),
+            &json!({ "sweep": s.sweep_id, "run": s.run_id, "reason": reason }),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// A `workflow_run` event for a run sweepgate dispatched: the sweep's
+/// state. The PR of the sweep: a dispatched run's head is the default
+/// branch, so only the sweep knows which PR it tests.
+pub async fn on_run(
+    store: &Store,
+    run: RunId,
+    status: &str,
+    conclusion: Option<&str>,
+) -> Result<Option<PrNumber>, HandlerError> {
+    let Some(sweep) = find_by_run(store, run).await? else {
+        return Ok(None);
+    };
+    let pr = PrNumber(sweep.pr_number as u64);
+    let state = if status == "completed" {
+        "completed"
+    } else {
+        "running"
+    };
+    store
+        .update_sweep(
+            &sweep.sweep_id,
+            &SweepUpdate {
+                state: Some(state),
+                conclusion,
+                ..SweepUpdate::default()
+            },
+            now_ms(),
+        )
+        .await?;
+    Ok(Some(pr))
+}
+
+/// The open sweep a run belongs to.
+async fn find_by_run(store: &Store, run: RunId) -> Result<Option<SweepRow>, HandlerError> {
+    Ok(store
+        .open_sweeps()
+        .await?
+        .into_iter()
+        .find(|s| s.run_id == Some(run.0 as i64)))
+}
+
+/// One pass of the timer: every open sweep's run is read from the API; a
+/// run that completed without its webhook arriving gets that delivery
+/// rebuilt, stored and queued like any other (its id makes it once only).
+/// The number of deliveries it rebuilt.
+pub async fn refresh_open_sweeps(services: &Services, store: &Store) -> anyhow::Result<usize> {
+    let mut rebuilt = 0;
+    for s in store.open_sweeps().await? {
+        let (Some(run), Some(inst)) = (s.run_id, s.installation_id) else {
+            continue;
+        };
+        let repo = crate::ids::RepoName(s.repository.clone());
+        let api = services
+            .github
+            .installation(crate::ids::InstallationId(inst as u64))?;
+        let Some(run_json) = api.run_json(&repo, RunId(run as u64)).await? else {
+            continue;
+        };
+        if run_json["status"] != "completed" {
+            continue;
+        }
+        let attempt = run_json["run_attempt"].as_u64().unwrap_or(1);
+        let body = json!({
+            "action": "completed",
+            "workflow_run": run_json,
+            "repository": { "full_name": s.repository, "name": s.repository.split('/').nth(1).unwrap_or(""), "owner": { "login": s.repository.split('/').next().unwrap_or("") } },
+            "installation": { "id": inst },
+        });
+        let now = now_ms();
+        let delivery = NewDelivery {
+            delivery_id: crate::ids::DeliveryId(format!("sweepgate-timer-{run}-{attempt}")),
+            event: "workflow_run".into(),
+            action: Some("completed".into()),
+            repository: Some(s.repository.clone()),
+            installation_id: Some(inst),
+            pr_number: Some(s.pr_number),
+            body: body.to_string(),
+            received_at: now,
+        };
+        let job = NewJob {
+            kind: "workflow_run.completed".into(),
+            serial_key: Some(format!("{}#{}", s.repository, s.pr_number)),
+            payload: "{}".into(),
+            max_attempts: crate::queue::QueueConfig::default().max_attempts,
+            run_after: now,
+        };
+        if store
+            .record_delivery(&delivery, &DeliveryOutcome::Queued, Some(&job))
+            .await?
+            == crate::store::Inserted::New
+        {
+            tracing::info!(sweep = %s.sweep_id, run, "rebuilt a lost workflow_run delivery");
+            rebuilt += 1;
+        }
+    }
+    Ok(rebuilt)
+}
+
+/// Runs `refresh_open_sweeps` every `period` until the process ends.
+pub fn spawn_timer(
+    services: Services,
+    store: Store,
+    wake: Option<std::sync::Arc<tokio::sync::Notify>>,
+    period: std::time::Duration,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            match refresh_open_sweeps(&services, &store).await {
+                Ok(n) if n > 0 => {
+                    if let Some(w) = &wake {
+                        w.notify_one();
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "re-reading open sweeps failed"),
+            }
+        }
+    })
+}

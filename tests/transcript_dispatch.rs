@@ -1,0 +1,332 @@
+//! `dispatch` mode on the sandbox (`CONTRACTS.md` §5): a labelled PR gets
+//! exactly one `workflow_dispatch` whose inputs and served matrix match the
+//! repository model's job list; a new push cancels the superseded run; a
+//! lost `workflow_run` is recovered by the timer; a workflow that still
+//! has a `pull_request` trigger keeps dispatch mode off.
+mod common;
+
+use common::transcript::{OWNER, REPO, Setup, World, fixture_files, github_for};
+use serde_json::Value;
+use sweepgate::handlers::{Services, dispatch};
+use sweepgate::matrix::{self, jobs};
+use sweepgate::sandbox::Change;
+
+const PUBLIC: &str = "https://gate.example.com";
+const DISPATCH_ONLY: &str = "name: Run sweep\nrun-name: \"Sweep ${{ inputs.sweep-id }}\"\non:\n  workflow_dispatch:\n    inputs:\n      sweep-id:\n        required: true\n";
+const BOTH_TRIGGERS: &str = "name: Run sweep\non:\n  pull_request:\n  workflow_dispatch:\n";
+
+fn changelog_append(description: &str) -> Change {
+    let path = common::shared_dir().join("fixtures/inferencex/perf-changelog.yaml");
+    let mut text = std::fs::read_to_string(path).unwrap();
+    text.push_str(&format!(
+        "\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"{description}\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n"
+    ));
+    Change::write("perf-changelog.yaml", text)
+}
+
+async fn world(workflow: &str) -> World {
+    let mut files = fixture_files();
+    files.push((
+        ".github/sweepgate.toml".into(),
+        b"[sweep]\nmode = \"dispatch\"\n".to_vec(),
+    ));
+    files.push((
+        ".github/workflows/run-sweep.yml".into(),
+        workflow.as_bytes().to_vec(),
+    ));
+    let w = World::with_setup(
+        common::TestDb::sqlite().await,
+        Setup {
+            files: Some(files),
+            public_url: Some(PUBLIC.into()),
+            ..Setup::default()
+        },
+    )
+    .await;
+    w.sandbox
+        .add_workflow(OWNER, REPO, "run-sweep.yml", "Run sweep")
+        .unwrap();
+    w.sandbox
+        .configure_workflow(
+            OWNER,
+            REPO,
+            "run-sweep.yml",
+            Some("Sweep ${{ inputs.sweep-id }}"),
+            true,
+        )
+        .unwrap();
+    w
+}
+
+/// The repository model's job list for the appended entry.
+fn expected_jobs() -> jobs::JobList {
+    let shared = matrix::SharedOptions {
+        config_files: vec![
+            "configs/amd-master.yaml".into(),
+            "configs/nvidia-master.yaml".into(),
+        ],
+        ..matrix::SharedOptions::default()
+    };
+    let inputs = matrix::load(&shared, &common::shared_dir().join("fixtures/inferencex")).unwrap();
+    let entry = jobs::EntryFlags {
+        config_keys: vec!["dsv4-fp8-h200-vllm".into()],
+        ..jobs::EntryFlags::default()
+    };
+    jobs::jobs_for_entries(&inputs, &[entry], jobs::LabelFlags::default()).unwrap()
+}
+
+/// The bodies of the gate's check runs, newest last.
+fn gate_summaries(w: &World) -> Vec<String> {
+    w.sandbox
+        .requests_matching("POST", &format!("/repos/{OWNER}/{REPO}/check-runs"))
+        .into_iter()
+        .filter_map(|r| r.body)
+        .filter(|b| b["name"] == "sweepgate / sweep-gate")
+        .map(|b| b["output"]["summary"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+/// Opens the PR, labels it and lets the bot act; the PR.
+async fn labelled_pr(w: &mut World) -> sweepgate::sandbox::Pr {
+    let pr = w.open_pr("dsv4-h200", &[changelog_append("Retune TP8")], "vendor-dev");
+    pr.add_label("full-sweep-fail-fast", "maint").unwrap();
+    w.deliver().await;
+    let comments = w.take_comments(pr.number);
+    assert_eq!(comments.len(), 2, "{comments:#?}");
+    assert!(comments[0].starts_with("<!-- recipe-reminder -->"));
+    assert!(comments[1].starts_with("<!-- sweepgate:recipe-lint"));
+    pr
+}
+
+#[tokio::test]
+async fn a_labelled_pr_is_dispatched_once_with_the_matrix_of_its_entries() {
+    let mut w = world(DISPATCH_ONLY).await;
+    let pr = labelled_pr(&mut w).await;
+    let head = pr.head_sha().unwrap();
+    let base = w.sandbox.branch_sha(OWNER, REPO, "main").unwrap();
+
+    let dispatches = w.sandbox.workflow_dispatches();
+    assert_eq!(dispatches.len(), 1, "exactly one dispatch per sweep");
+    let d = &dispatches[0];
+    assert_eq!(
+        d.git_ref, "main",
+        "the workflow definition comes from the default branch"
+    );
+    let sweeps =
+        w.db.store
+            .pr_sweeps(&format!("{OWNER}/{REPO}"), pr.number as i64)
+            .await
+            .unwrap();
+    assert_eq!(sweeps.len(), 1);
+    let sweep = &sweeps[0];
+    assert_eq!(sweep.state, "dispatched");
+    assert_eq!(sweep.run_id, Some(d.run_id as i64));
+    let id = sweep.sweep_id.as_str();
+    let url = d.inputs["matrix-url"].as_str().unwrap();
+    let token = url
+        .strip_prefix(&format!("{PUBLIC}/api/sweeps/{id}/matrix?token="))
+        .unwrap_or_else(|| panic!("matrix URL {url}"));
+    assert_eq!(token.len(), 48);
+    assert_eq!(
+        d.inputs,
+        serde_json::json!({
+            "sweep-id": id,
+            "matrix-url": url,
+            "pr-number": pr.number.to_string(),
+            "head-sha": head,
+            "base-sha": base,
+            "primary-label": "full-sweep-fail-fast",
+            "modifiers": "",
+            "canary": "true",
+            "fail-fast": "true",
+        })
+    );
+    // The run title names the sweep (the fallback when GitHub returns no
+    // run details).
+    let summaries = gate_summaries(&w);
+    let j = expected_jobs();
+    assert!(
+        summaries.contains(&format!(
+            "`full-sweep-fail-fast`\n\nSweep `{id}` dispatched as run {} with {} jobs.",
+            d.run_id,
+            j.throughput_len() + j.eval_len()
+        )),
+        "{summaries:#?}"
+    );
+    // A later gate run on the same head finds the sweep.
+    assert_eq!(
+        summaries.last().unwrap(),
+        &format!(
+            "`full-sweep-fail-fast`\n\nSweep `{id}` was dispatched as run {}.",
+            d.run_id
+        )
+    );
+
+    // The matrix the workflow fetches is the repository model's job list,
+    // grouped by family and chunked.
+    let (status, body) = w
+        .page(&format!("/api/sweeps/{id}/matrix?token={token}"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let served: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        served,
+        sweepgate::sweep::dispatch::matrix_document(id, &expected_jobs(), 256)
+    );
+    let families: Vec<&str> = served["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["family"].as_str().unwrap())
+        .collect();
+    assert!(families.contains(&"single-node 8k1k"), "{families:?}");
+    assert!(families.contains(&"eval"), "{families:?}");
+
+    // Wrong, missing and expired tokens are refused.
+    let (status, body) = w
+        .page(&format!("/api/sweeps/{id}/matrix?token=guess"))
+        .await;
+    assert_eq!(
+        (status.as_u16(), body.as_str()),
+        (403, "wrong token for this sweep\n")
+    );
+    let (status, _) = w.page(&format!("/api/sweeps/{id}/matrix")).await;
+    assert_eq!(status, 401);
+    let (status, _) = w
+        .page(&format!("/api/sweeps/sg-unknown/matrix?token={token}"))
+        .await;
+    assert_eq!(status, 403, "an unknown sweep looks like a wrong token");
+
+    // The same decision again (a redelivered label event) dispatches nothing.
+    pr.remove_label("full-sweep-fail-fast", "maint").unwrap();
+    w.sandbox.take_deliveries();
+    pr.add_label("full-sweep-fail-fast", "maint").unwrap();
+    w.deliver().await;
+    assert_eq!(w.sandbox.workflow_dispatches().len(), 1);
+    w.finish(&[pr.number]).await;
+}
+
+#[tokio::test]
+async fn a_new_push_cancels_the_superseded_run_and_dispatches_the_new_head() {
+    let mut w = world(DISPATCH_ONLY).await;
+    let pr = labelled_pr(&mut w).await;
+    let first = w.sandbox.workflow_dispatches()[0].clone();
+    w.sandbox.start_run(first.run_id).unwrap();
+
+    pr.push(&[changelog_append("Retune TP8 again")], "retune")
+        .unwrap();
+    w.deliver().await;
+    let lint = w.take_comments(pr.number);
+    assert!(
+        lint.iter()
+            .all(|c| c.starts_with("<!-- sweepgate:recipe-lint")),
+        "{lint:#?}"
+    );
+
+    let dispatches = w.sandbox.workflow_dispatches();
+    assert_eq!(dispatches.len(), 2);
+    assert_eq!(dispatches[1].inputs["head-sha"], pr.head_sha().unwrap());
+    assert_eq!(
+        w.sandbox.run_state(first.run_id),
+        Some(("completed".into(), Some("cancelled".into())))
+    );
+    let sweeps =
+        w.db.store
+            .pr_sweeps(&format!("{OWNER}/{REPO}"), pr.number as i64)
+            .await
+            .unwrap();
+    assert_eq!(sweeps.len(), 2);
+    assert_eq!(sweeps[0].state, "cancelled");
+    assert_eq!(
+        sweeps[0].reason.as_deref(),
+        Some(
+            format!(
+                "superseded by a new push or label change ({})",
+                sweeps[1].sweep_id
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(sweeps[1].state, "dispatched");
+
+    // Removing the label refuses the appended entry and cancels the live
+    // sweep too.
+    pr.remove_label("full-sweep-fail-fast", "maint").unwrap();
+    w.deliver().await;
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with("<!-- sweepgate:sweep-gate -->")
+    );
+    let sweeps =
+        w.db.store
+            .pr_sweeps(&format!("{OWNER}/{REPO}"), pr.number as i64)
+            .await
+            .unwrap();
+    assert_eq!(sweeps[1].state, "cancelled");
+    assert_eq!(
+        sweeps[1].reason.as_deref(),
+        Some(
+            "the sweep gate refused: no primary sweep label: add exactly one of `full-sweep-fail-fast`, `full-sweep-enabled`, `non-canary-full-sweep-enabled`"
+        )
+    );
+    w.finish(&[pr.number]).await;
+}
+
+#[tokio::test]
+async fn a_lost_workflow_run_is_recovered_by_the_timer() {
+    let mut w = world(DISPATCH_ONLY).await;
+    let pr = labelled_pr(&mut w).await;
+    let run = w.sandbox.workflow_dispatches()[0].run_id;
+    w.sandbox
+        .add_job(
+            run,
+            "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c4",
+            Some("success"),
+        )
+        .unwrap();
+    w.sandbox.complete_run(run, "success").unwrap();
+    // The webhook never arrives.
+    let lost = w.sandbox.take_deliveries();
+    assert!(lost.iter().any(|d| d.event == "workflow_run"));
+
+    let services = Services::new(github_for(&w.sandbox));
+    assert_eq!(
+        dispatch::refresh_open_sweeps(&services, &w.db.store)
+            .await
+            .unwrap(),
+        1
+    );
+    w.drain().await;
+    let links = w.next_comment(pr.number);
+    assert!(
+        links.starts_with(&format!("<!-- sweepgate:results run={run} -->")),
+        "{links}"
+    );
+    let sweeps =
+        w.db.store
+            .pr_sweeps(&format!("{OWNER}/{REPO}"), pr.number as i64)
+            .await
+            .unwrap();
+    assert_eq!(sweeps[0].state, "completed");
+    assert_eq!(sweeps[0].conclusion.as_deref(), Some("success"));
+    // Nothing is open any more: the next tick rebuilds nothing.
+    assert_eq!(
+        dispatch::refresh_open_sweeps(&services, &w.db.store)
+            .await
+            .unwrap(),
+        0
+    );
+    w.finish(&[pr.number]).await;
+}
+
+#[tokio::test]
+async fn dispatch_mode_stays_off_while_the_workflow_has_a_pull_request_trigger() {
+    let mut w = world(BOTH_TRIGGERS).await;
+    let pr = labelled_pr(&mut w).await;
+    assert!(w.sandbox.workflow_dispatches().is_empty());
+    assert_eq!(
+        gate_summaries(&w).last().unwrap(),
+        "`full-sweep-fail-fast`\n\nDispatch mode is off: the sweep workflow still has a `pull_request` trigger; remove it before using dispatch mode, or every sweep would run twice."
+    );
+    w.finish(&[pr.number]).await;
+}
