@@ -509,17 +509,17 @@ impl Handler for SweepGate {
             return Ok(());
         };
         // The labels as they are now, not as the (possibly stale) payload says.
-        let pull = api.pull(&repo, pr.number).await?;
+        let pull = api.pull(repo, pr.number).await?;
         if pull.head.sha != head.sha {
             // A newer push is on its way with its own delivery.
             return Ok(());
         }
         let labels: Vec<String> = pull.labels.iter().map(|l| l.name.clone()).collect();
-        let files = api.pr_files(&repo, pr.number).await?;
+        let files = api.pr_files(repo, pr.number).await?;
         let touches = files.iter().any(|f| f.filename == cfg.paths.changelog);
         let report = if touches {
             let src = GitHubSource::new(api.clone(), repo.clone())?;
-            let state = RecipeState::read(&src, &cfg, &base.sha, &head.sha).await?;
+            let state = RecipeState::read(&src, cfg, &base.sha, &head.sha).await?;
             let (before, after) = (state.changelog_before, state.changelog_after);
             let master = state.master.ok();
             let keys: Vec<&str> = master
@@ -541,11 +541,11 @@ impl Handler for SweepGate {
         } else {
             None
         };
-        let message = api.commit_message(&repo, &head.sha).await?;
+        let message = api.commit_message(repo, &head.sha).await?;
         let fork = pr.is_fork();
         let labeler = if fork {
             let primary = labels.iter().find(|l| cfg.labels.primary.contains(l));
-            let events = api.label_events(&repo, pr.number).await?;
+            let events = api.label_events(repo, pr.number).await?;
             let who = primary.and_then(|p| {
                 events
                     .iter()
@@ -555,7 +555,7 @@ impl Handler for SweepGate {
             });
             match who {
                 Some(who) => {
-                    let perm = api.collaborator_permission(&repo, &who).await?;
+                    let perm = api.collaborator_permission(repo, &who).await?;
                     let role = perm.map_or(crate::commands::RepoRole::None, |p| {
                         crate::commands::RepoRole::from_api(&p.permission, p.role_name.as_deref())
                     });
@@ -567,7 +567,7 @@ impl Handler for SweepGate {
             None
         };
         let outcome = gate::decide(&gate::GateInput {
-            cfg: &cfg,
+            cfg,
             labels: &labels,
             draft: pr.draft,
             fork,
@@ -591,7 +591,8 @@ impl Handler for SweepGate {
                 .as_ref()
                 .map(|r| r.appended.as_slice())
                 .unwrap_or(&[]);
-            let note = super::dispatch::on_gate(
+
+            super::dispatch::on_gate(
                 &self.services,
                 &ctx.store,
                 &scope,
@@ -605,8 +606,7 @@ impl Handler for SweepGate {
                     installation_id: ctx.envelope.installation_id,
                 },
             )
-            .await?;
-            note
+            .await?
         } else {
             String::new()
         };
@@ -665,23 +665,22 @@ impl Handler for SweepGate {
             track,
         });
         let existing =
-            publish::find_marked(&api, &repo, pr.number, crate::comments::SWEEP_GATE_MARKER)
-                .await?;
+            publish::find_marked(api, repo, pr.number, crate::comments::SWEEP_GATE_MARKER).await?;
         if !reasons.is_empty() || existing.is_some() {
             publish::upsert(
-                &api,
-                &repo,
+                api,
+                repo,
                 pr.number,
                 crate::comments::SWEEP_GATE_MARKER,
                 &body,
             )
             .await?;
         }
-        api.completed_check_run(&repo, GATE_CHECK, &head.sha, conclusion, &title, &summary)
+        api.completed_check_run(repo, GATE_CHECK, &head.sha, conclusion, &title, &summary)
             .await?;
         super::record_activity(
             &ctx.store,
-            &repo,
+            repo,
             pr.number,
             Some(&head.sha),
             "sweep",
