@@ -67,6 +67,16 @@ enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// List the runner labels and their nodes, and the labels master
+    /// configs use that no runner carries.
+    Runners {
+        /// The benchmark repository checkout.
+        #[arg(long, default_value = ".")]
+        repo: std::path::PathBuf,
+        /// `text` or `json`.
+        #[arg(long, default_value = "text")]
+        format: String,
+    },
     /// Print the GitHub App manifest (least-privilege permissions, events).
     AppManifest {
         /// Public base URL of this server (the webhook is `<url>/webhook`).
@@ -127,6 +137,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(crate::app::verify_once(
                 &cfg, &repo, &signoff, publish, today, json,
             ))
+        }
+        Command::Runners { repo, format } => {
+            let report = crate::sweep::runners_cli::read(&repo).map_err(anyhow::Error::msg)?;
+            match format.as_str() {
+                "json" => println!("{}", serde_json::to_string_pretty(&report)?),
+                "text" => print!("{}", crate::sweep::runners_cli::render_text(&report)),
+                other => anyhow::bail!("--format {other}: text or json"),
+            }
+            // A label nobody serves is worth a failing exit in scripts.
+            Ok(if report.unserved.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Command::AppManifest { public_url } => {
             print!("{}", crate::deploy::app_manifest_json(&public_url)?);

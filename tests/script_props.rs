@@ -85,3 +85,15 @@ fn deep_nesting_is_bounded() {
     let f = parse_script("deep_if.sh", src.as_bytes()).expect("grammar runs");
     assert!(f.syntax_errors.is_empty());
 }
+
+/// tree-sitter-bash's scanner crashed the process on `{` followed by a
+/// character of a supplementary plane (found by the property test above).
+#[test]
+fn supplementary_plane_characters_do_not_crash_the_scanner() {
+    for c in ['\u{E0000}', '\u{92053}', '\u{10FFFF}', '\u{7FFFF}'] {
+        let src = format!("{{{c}\nvllm serve --tp 8 {c}\n");
+        let f = parse_script("plane.sh", src.as_bytes()).expect("grammar runs");
+        assert_eq!(f.servers.len(), 1, "{c:?}");
+        assert_eq!(f.servers[0].line, 2);
+    }
+}

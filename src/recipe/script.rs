@@ -915,11 +915,31 @@ fn parse_args(words: &[Word], flaglike: &HashSet<String>) -> ParsedArgs {
     out
 }
 
+/// tree-sitter-bash's external scanner reads out of bounds on characters
+/// far outside the Basic Multilingual Plane (`{` then U+E0000 crashes the
+/// process): every character above U+FFFF becomes as many `_` as its UTF-8
+/// bytes, so byte offsets and lines stay exact.
+fn scanner_safe(src: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
+    if src.chars().all(|c| (c as u32) <= 0xFFFF) {
+        return src;
+    }
+    src.chars()
+        .map(|c| {
+            if (c as u32) > 0xFFFF {
+                "_".repeat(c.len_utf8())
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// Read the facts of one script. Fails only when the grammar cannot run;
 /// syntax errors in the script are recovered from and listed in
 /// [`ScriptFacts::syntax_errors`].
 pub fn parse_script(path: &str, bytes: &[u8]) -> Result<ScriptFacts, ParseError> {
-    let src = String::from_utf8_lossy(bytes);
+    let src = scanner_safe(String::from_utf8_lossy(bytes));
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_bash::LANGUAGE.into())

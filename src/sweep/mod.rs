@@ -4,5 +4,6 @@ pub mod curves;
 pub mod dispatch;
 pub mod gate;
 pub mod results;
+pub mod runners_cli;
 pub mod runs;
 pub mod staging;
