@@ -67,6 +67,9 @@ enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// Run the performance benchmarks and write `docs/performance.md`
+    /// (`--quick`, `--out PATH`, `--only NAME`).
+    Bench(crate::bench::BenchArgs),
     /// Print the GitHub App manifest (least-privilege permissions, events).
     AppManifest {
         /// Public base URL of this server (the webhook is `<url>/webhook`).
@@ -128,6 +131,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 &cfg, &repo, &signoff, publish, today, json,
             ))
         }
+        Command::Bench(args) => crate::bench::main(args),
         Command::AppManifest { public_url } => {
             print!("{}", crate::deploy::app_manifest_json(&public_url)?);
             Ok(ExitCode::SUCCESS)

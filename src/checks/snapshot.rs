@@ -614,20 +614,27 @@ impl Facts {
     pub fn derive(s: &Snapshot, cfg: &RepoConfig) -> Facts {
         let mut f = Facts::default();
         for path in &cfg.paths.master_configs {
-            for (side, files, out) in [
-                ("base", &s.base_files, &mut f.masters_base),
-                ("head", &s.head_files, &mut f.masters_head),
+            let base = s.base_files.get(path);
+            let head = s.head_files.get(path);
+            let parsed_base = base.map(|t| parse_master(path, t));
+            // An unchanged file is parsed once: the head's parse is the base's.
+            let parsed_head = match head {
+                Some(h) if base == Some(h) => parsed_base.clone(),
+                Some(h) => Some(parse_master(path, h)),
+                None => None,
+            };
+            for (side, parsed, out) in [
+                ("base", parsed_base, &mut f.masters_base),
+                ("head", parsed_head, &mut f.masters_head),
             ] {
-                let Some(text) = files.get(path) else {
-                    continue;
-                };
-                match parse_master(path, text) {
-                    Ok(es) => {
+                match parsed {
+                    Some(Ok(es)) => {
                         for e in es {
                             out.insert(e.key.clone(), e);
                         }
                     }
-                    Err(e) => f.errors.push(format!("{path} at {side}: {e}")),
+                    Some(Err(e)) => f.errors.push(format!("{path} at {side}: {e}")),
+                    None => {}
                 }
             }
         }

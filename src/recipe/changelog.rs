@@ -1512,7 +1512,28 @@ pub mod yaml {
                 column: 1,
             });
         }
-        serde_saphyr::from_str::<Node>(text).map_err(|e| saphyr_error(file, &e))
+        serde_saphyr::from_str_with_options::<Node>(text, options(text.len()))
+            .map_err(|e| saphyr_error(file, &e))
+    }
+
+    /// serde-saphyr's defaults, except: comment text is never used (not
+    /// capturing it is much faster), and the node and event caps grow with
+    /// the input, so a large but honest file (16× the real master
+    /// configs) parses while alias bombs stay bounded by the alias caps.
+    pub fn options(len: usize) -> serde_saphyr::Options {
+        let mut o = serde_saphyr::Options::default();
+        o.emit_comments = false;
+        o.budget = Some(budget(len));
+        o
+    }
+
+    /// The default budget with node and event caps of at least one node
+    /// and four events per input byte.
+    pub fn budget(len: usize) -> serde_saphyr::Budget {
+        let mut b = serde_saphyr::Budget::default();
+        b.max_nodes = b.max_nodes.max(len);
+        b.max_events = b.max_events.max(len.saturating_mul(4));
+        b
     }
 
     /// Checks UTF-8 and says where it breaks.
