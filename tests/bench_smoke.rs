@@ -18,7 +18,11 @@ fn assert_well_formed_svg(text: &str) {
             continue;
         }
         if let Some(name) = tag.strip_prefix('/') {
-            assert_eq!(stack.pop().as_deref(), Some(name.trim()), "mismatched </{name}>");
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(name.trim()),
+                "mismatched </{name}>"
+            );
             continue;
         }
         let name = tag
@@ -36,7 +40,10 @@ fn assert_well_formed_svg(text: &str) {
         }
     }
     assert!(saw_root && stack.is_empty(), "unclosed elements: {stack:?}");
-    assert!(!text.contains("NaN") && !text.contains("inf"), "no NaN/inf coordinates");
+    assert!(
+        !text.contains("NaN") && !text.contains("inf"),
+        "no NaN/inf coordinates"
+    );
 }
 
 #[test]
@@ -63,6 +70,7 @@ fn quick_bench_writes_every_row_and_both_plots() {
         "`parse-changelog`",
         "`expansion`",
         "`verdict`",
+        "`verdict-warm`",
         "`lint`",
         "`e2e`",
         "`rss-idle`",

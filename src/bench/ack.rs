@@ -227,7 +227,12 @@ pub struct AckResult {
 }
 
 /// The 1,000/s run and the search for the highest sustained rate.
-pub async fn bench(db: &Db, body: &[u8], quick: bool, budget: Duration) -> anyhow::Result<AckResult> {
+pub async fn bench(
+    db: &Db,
+    body: &[u8],
+    quick: bool,
+    budget: Duration,
+) -> anyhow::Result<AckResult> {
     let server = Server::start(db.store.clone()).await?;
     let (secs, step_secs) = if quick { (0.5, 0.3) } else { (5.0, 3.0) };
     // Warm the connection pool and the database.

@@ -76,13 +76,22 @@ pub async fn bench(fx: &Fixtures, reps: usize) -> anyhow::Result<Vec<Duration>> 
         for i in 0..reps.max(1) {
             let branch = format!("dsv41flash-gb300-bench-{i}");
             let err = |e: crate::sandbox::SandboxError| anyhow::anyhow!("{e}");
-            sandbox.create_branch(OWNER, REPO, &branch, "main").map_err(err)?;
+            sandbox
+                .create_branch(OWNER, REPO, &branch, "main")
+                .map_err(err)?;
             let changes: Vec<Change> = head
                 .iter()
                 .map(|(p, t)| Change::write(p.clone(), t.clone()))
                 .collect();
             sandbox
-                .commit_as(OWNER, REPO, &branch, &changes, "[AgentX] GB300 DSV4.1 Flash SGLang", "weireweire")
+                .commit_as(
+                    OWNER,
+                    REPO,
+                    &branch,
+                    &changes,
+                    "[AgentX] GB300 DSV4.1 Flash SGLang",
+                    "weireweire",
+                )
                 .map_err(err)?;
             let pr = sandbox
                 .open_pr(
@@ -95,7 +104,8 @@ pub async fn bench(fx: &Fixtures, reps: usize) -> anyhow::Result<Vec<Duration>> 
             let path = format!("/repos/{OWNER}/{REPO}/issues/{}/comments", pr.number);
             let before = verdict_writes(&sandbox, &path);
             let t = Instant::now();
-            pr.post_comment("nvpohanh", "COLLABORATOR", &signoff).map_err(err)?;
+            pr.post_comment("nvpohanh", "COLLABORATOR", &signoff)
+                .map_err(err)?;
             loop {
                 if verdict_writes(&sandbox, &path) > before {
                     out.push(t.elapsed());

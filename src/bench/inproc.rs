@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::model::{AMD, CHANGELOG, Fixtures, NVIDIA};
-use crate::checks::lint;
+use crate::checks::{lint, snapshot};
 use crate::config::RepoConfig;
 use crate::recipe::{changelog, master};
 use crate::verdict;
@@ -17,15 +17,20 @@ pub struct Timing {
     pub runs: usize,
 }
 
-/// Runs `f` once to warm up, then `runs` times (at least once, and for at
-/// most about `cap` in total).
-pub fn time(runs: usize, cap: Duration, mut f: impl FnMut()) -> Timing {
-    f();
+/// Runs the work once to warm up (not for a single run), then `runs` times
+/// (at least once, and for at most about `cap` in total); its setup runs
+/// before each, untimed.
+pub fn time(runs: usize, cap: Duration, w: &mut Work) -> Timing {
+    if runs > 1 {
+        (w.setup)();
+        (w.run)();
+    }
     let start = Instant::now();
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs.max(1) {
+        (w.setup)();
         let t = Instant::now();
-        f();
+        (w.run)();
         times.push(t.elapsed());
         if start.elapsed() > cap {
             break;
@@ -39,22 +44,32 @@ pub fn time(runs: usize, cap: Duration, mut f: impl FnMut()) -> Timing {
     }
 }
 
-/// A prepared workload: call it to do the measured work once.
-pub type Work = Box<dyn FnMut()>;
+/// A prepared workload: `setup` (untimed) then `run`, the measured work.
+pub struct Work {
+    pub setup: Box<dyn FnMut()>,
+    pub run: Box<dyn FnMut()>,
+}
+
+fn work(run: impl FnMut() + 'static) -> Work {
+    Work {
+        setup: Box::new(|| {}),
+        run: Box::new(run),
+    }
+}
 
 /// Prepares the named workload (inputs read and built outside the timing).
 pub fn prepare(name: &str, fx: &Fixtures, files: usize, scale: usize) -> anyhow::Result<Work> {
     Ok(match name {
         "parse-masters" => {
             let (nv, amd) = (fx.nvidia.clone(), fx.amd.clone());
-            Box::new(move || {
+            work(move || {
                 let m = master::parse_many([(NVIDIA, nv.as_bytes()), (AMD, amd.as_bytes())]);
                 std::hint::black_box(m.is_ok());
             })
         }
         "parse-changelog" => {
             let log = fx.changelog.clone();
-            Box::new(move || {
+            work(move || {
                 std::hint::black_box(changelog::parse(CHANGELOG, log.as_bytes()).is_ok());
             })
         }
@@ -68,23 +83,43 @@ pub fn prepare(name: &str, fx: &Fixtures, files: usize, scale: usize) -> anyhow:
                 crate::matrix::run_to_string(&args, &root).is_ok(),
                 "full-sweep expansion failed on the fixtures"
             );
-            Box::new(move || {
+            work(move || {
                 std::hint::black_box(crate::matrix::run_to_string(&args, &root).is_ok());
             })
         }
-        "verdict" => {
+        "verdict" | "verdict-warm" => {
             // The snapshot caches what it derives; every run gets a fresh one.
             let s = fx.snapshot(files, scale)?;
             let cfg = RepoConfig::default();
             let rows = verdict::verify(&s.clone(), &cfg).rows.len();
             anyhow::ensure!(rows == 18, "the verdict has {rows} rows, not 18");
-            Box::new(move || {
-                std::hint::black_box(verdict::verify(&s.clone(), &cfg).passed());
-            })
+            let warm = name == "verdict-warm";
+            let base = s.base_files.clone();
+            Work {
+                // Cold: nothing parsed yet. Warm: the base side parsed by an
+                // earlier verdict (any PR off the same default-branch commit).
+                setup: Box::new(move || {
+                    snapshot::clear_parse_caches();
+                    if warm {
+                        for p in &cfg_paths() {
+                            if let Some(t) = base.get(p) {
+                                if p.ends_with(CHANGELOG) {
+                                    snapshot::read_changelog_cached(p, t);
+                                } else {
+                                    snapshot::parse_master_cached(p, t);
+                                }
+                            }
+                        }
+                    }
+                }),
+                run: Box::new(move || {
+                    std::hint::black_box(verdict::verify(&s.clone(), &cfg).passed());
+                }),
+            }
         }
         "lint" => {
             let input = fx.lint_input(files, scale)?;
-            Box::new(move || {
+            work(move || {
                 std::hint::black_box(lint::lint(&input).len());
             })
         }
@@ -95,6 +130,13 @@ pub fn prepare(name: &str, fx: &Fixtures, files: usize, scale: usize) -> anyhow:
 /// The measured call, a symbol of its own so callgrind can count only it
 /// (`--toggle-collect=*callgrind_measured*`).
 #[inline(never)]
-pub fn callgrind_measured(work: &mut Work) {
-    work();
+pub fn callgrind_measured(w: &mut Work) {
+    (w.run)();
+}
+
+fn cfg_paths() -> Vec<String> {
+    let p = RepoConfig::default().paths;
+    let mut v = p.master_configs;
+    v.push(p.changelog);
+    v
 }

@@ -65,7 +65,10 @@ pub fn callgrind(name: &str, args: &BenchArgs) -> anyhow::Result<u64> {
     let text = std::fs::read_to_string(&out)?;
     let ir = text
         .lines()
-        .find_map(|l| l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:")))
+        .find_map(|l| {
+            l.strip_prefix("summary:")
+                .or_else(|| l.strip_prefix("totals:"))
+        })
         .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
         .context("no totals in the callgrind output")?;
     anyhow::ensure!(ir > 0, "callgrind counted nothing (symbol not found?)");
@@ -75,7 +78,9 @@ pub fn callgrind(name: &str, args: &BenchArgs) -> anyhow::Result<u64> {
 /// RSS of `sweepgate serve` once it answers `/healthz`.
 async fn idle_rss_kb() -> anyhow::Result<u64> {
     let dir = tempfile::tempdir()?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
     let mut child = tokio::process::Command::new(exe()?)
         .arg("serve")
         .args(["--listen", &format!("127.0.0.1:{port}")])
@@ -98,7 +103,12 @@ async fn idle_rss_kb() -> anyhow::Result<u64> {
     let start = Instant::now();
     let url = format!("http://127.0.0.1:{port}/healthz");
     loop {
-        if client.get(&url).send().await.is_ok_and(|r| r.status().is_success()) {
+        if client
+            .get(&url)
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
             break;
         }
         if start.elapsed() > Duration::from_secs(20) {
@@ -121,7 +131,11 @@ async fn peak_kb(args: &BenchArgs) -> anyhow::Result<u64> {
         .stderr(Stdio::inherit())
         .output()
         .await?;
-    anyhow::ensure!(out.status.success(), "the 3,000-file run exited with {}", out.status);
+    anyhow::ensure!(
+        out.status.success(),
+        "the 3,000-file run exited with {}",
+        out.status
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM-kB ")?.trim().parse().ok())
@@ -131,7 +145,10 @@ async fn peak_kb(args: &BenchArgs) -> anyhow::Result<u64> {
 pub async fn rows(args: &BenchArgs, r: &mut Report) -> anyhow::Result<()> {
     let mb = |kb: u64| kb as f64 / 1024.0;
     let (figure, status) = match idle_rss_kb().await {
-        Ok(kb) => (format!("{:.1} MB VmRSS", mb(kb)), Status::of(mb(kb) < budget::RSS_IDLE_MB)),
+        Ok(kb) => (
+            format!("{:.1} MB VmRSS", mb(kb)),
+            Status::of(mb(kb) < budget::RSS_IDLE_MB),
+        ),
         Err(e) => (format!("failed: {e:#}"), Status::Skipped),
     };
     r.rows.push(Row {
@@ -144,12 +161,16 @@ pub async fn rows(args: &BenchArgs, r: &mut Report) -> anyhow::Result<()> {
         command: super::cmd("memory"),
     });
     let (figure, status) = match peak_kb(args).await {
-        Ok(kb) => (format!("{:.1} MB VmHWM", mb(kb)), Status::of(mb(kb) < budget::RSS_3000_MB)),
+        Ok(kb) => (
+            format!("{:.1} MB VmHWM", mb(kb)),
+            Status::of(mb(kb) < budget::RSS_3000_MB),
+        ),
         Err(e) => (format!("failed: {e:#}"), Status::Skipped),
     };
     r.rows.push(Row {
         id: "rss-3000".into(),
-        what: "Peak resident memory, verifying and linting a 3,000-file PR (real master configs)".into(),
+        what: "Peak resident memory, verifying and linting a 3,000-file PR (real master configs)"
+            .into(),
         figure,
         budget: format!("< {:.0} MB", budget::RSS_3000_MB),
         status,

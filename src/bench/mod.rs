@@ -21,12 +21,13 @@ use model::{Dirs, Fixtures};
 use report::{Growth, GrowthPoint, Report, Row, Status};
 
 /// Every benchmark name `--only` accepts, in report order.
-pub const ONLY: [&str; 9] = [
+pub const ONLY: [&str; 10] = [
     "ack",
     "parse-masters",
     "parse-changelog",
     "expansion",
     "verdict",
+    "verdict-warm",
     "lint",
     "e2e",
     "memory",
@@ -44,7 +45,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Run one benchmark (ack, parse-masters, parse-changelog, expansion,
-    /// verdict, lint, e2e, memory, growth).
+    /// verdict, verdict-warm, lint, e2e, memory, growth).
     #[arg(long)]
     pub only: Option<String>,
     /// Skip the instruction counts (valgrind --tool=callgrind).
@@ -90,6 +91,7 @@ pub fn main(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if args.callgrind_inner {
         let name = args.only.as_deref().unwrap_or("");
         let mut work = inproc::prepare(name, &fx, 10, 1)?;
+        (work.setup)();
         inproc::callgrind_measured(&mut work);
         return Ok(ExitCode::SUCCESS);
     }
@@ -149,13 +151,30 @@ async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
         eprintln!("bench: acknowledgement");
         ack_rows(args, fx, &mut r).await?;
     }
-    let inproc_rows: [(&str, &str, Option<Duration>); 5] = [
-        ("parse-masters", "Parse both master configs (nvidia + amd, 377 KB)", None),
-        ("parse-changelog", "Parse perf-changelog.yaml (396 KB)", None),
-        ("expansion", "Full-sweep expansion, both master configs to JSON", Some(budget::EXPANSION)),
+    let inproc_rows: [(&str, &str, Option<Duration>); 6] = [
+        (
+            "parse-masters",
+            "Parse both master configs (nvidia + amd, 377 KB)",
+            None,
+        ),
+        (
+            "parse-changelog",
+            "Parse perf-changelog.yaml (396 KB)",
+            None,
+        ),
+        (
+            "expansion",
+            "Full-sweep expansion, both master configs to JSON",
+            Some(budget::EXPANSION),
+        ),
         (
             "verdict",
-            "Verdict, real-size snapshot (both master configs and the changelog at base and head, 10 changed files, 8 result points)",
+            "Verdict, real-size snapshot, cold process (both master configs and the changelog at base and head, 10 changed files, 8 result points; nothing parsed before)",
+            Some(budget::VERDICT),
+        ),
+        (
+            "verdict-warm",
+            "Verdict, same snapshot, base side already parsed (an earlier verdict on any PR off the same default-branch commit)",
             Some(budget::VERDICT),
         ),
         ("lint", "Lint, real-size PR (same change, 10 files)", None),
@@ -166,7 +185,11 @@ async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
         }
         eprintln!("bench: {name}");
         let mut work = inproc::prepare(name, fx, 10, 1)?;
-        let (runs, cap) = if args.quick { (1, Duration::ZERO) } else { (15, Duration::from_secs(5)) };
+        let (runs, cap) = if args.quick {
+            (1, Duration::ZERO)
+        } else {
+            (15, Duration::from_secs(5))
+        };
         let t = inproc::time(runs, cap, &mut work);
         drop(work);
         let ir = if callgrind {
@@ -187,7 +210,12 @@ async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
         r.rows.push(Row {
             id: name.to_owned(),
             what: what.to_owned(),
-            figure: format!("median {} (min {}, {} runs)", ms(t.median), ms(t.min), t.runs),
+            figure: format!(
+                "median {} (min {}, {} runs)",
+                ms(t.median),
+                ms(t.min),
+                t.runs
+            ),
             budget: bud.map_or("—".to_owned(), |b| format!("< {}", ms(b))),
             status,
             ir,
@@ -252,7 +280,10 @@ async fn ack_rows(args: &BenchArgs, fx: &Fixtures, r: &mut Report) -> anyhow::Re
         let db = match db {
             Ok(db) => db,
             Err(e) => {
-                let why = format!("skipped: PostgreSQL unreachable at {} ({e:#})", crate::app::redact_url(&args.pg_url));
+                let why = format!(
+                    "skipped: PostgreSQL unreachable at {} ({e:#})",
+                    crate::app::redact_url(&args.pg_url)
+                );
                 for sfx in ["", "-max"] {
                     r.rows.push(Row {
                         id: format!("ack-{id}{sfx}"),
@@ -321,14 +352,22 @@ async fn ack_rows(args: &BenchArgs, fx: &Fixtures, r: &mut Report) -> anyhow::Re
 }
 
 fn growth(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Growth> {
-    let (runs, cap) = if args.quick { (1, Duration::ZERO) } else { (7, Duration::from_secs(4)) };
+    let (runs, cap) = if args.quick {
+        (1, Duration::ZERO)
+    } else {
+        (7, Duration::from_secs(4))
+    };
     let point = |files: usize, scale: usize| -> anyhow::Result<GrowthPoint> {
         let mut v = inproc::prepare("verdict", fx, files, scale)?;
         let verdict = inproc::time(runs, cap, &mut v).median;
         drop(v);
         let mut l = inproc::prepare("lint", fx, files, scale)?;
         let lint = inproc::time(runs, cap, &mut l).median;
-        Ok(GrowthPoint { size: if scale > 1 { scale } else { files }, verdict, lint })
+        Ok(GrowthPoint {
+            size: if scale > 1 { scale } else { files },
+            verdict,
+            lint,
+        })
     };
     let mut g = Growth::default();
     for n in [10, 100, 1000, 3000] {

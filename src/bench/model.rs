@@ -18,8 +18,7 @@ pub const NVIDIA: &str = "configs/nvidia-master.yaml";
 pub const AMD: &str = "configs/amd-master.yaml";
 pub const RUNNERS: &str = "configs/runners.yaml";
 pub const CHANGELOG: &str = "perf-changelog.yaml";
-const SEED_KEY_PATH: &str =
-    "benchmarks/single_node/srt-slurm-recipes/sglang/dsv41flash/gb300-fp4/agentic/agg-gb300-dspark.yaml";
+const SEED_KEY_PATH: &str = "benchmarks/single_node/srt-slurm-recipes/sglang/dsv41flash/gb300-fp4/agentic/agg-gb300-dspark.yaml";
 
 /// Where the fixtures live.
 #[derive(Debug, Clone)]
@@ -54,7 +53,8 @@ impl Dirs {
 }
 
 fn read(dir: &Path, p: &str) -> anyhow::Result<String> {
-    std::fs::read_to_string(dir.join(p)).with_context(|| format!("reading {}", dir.join(p).display()))
+    std::fs::read_to_string(dir.join(p))
+        .with_context(|| format!("reading {}", dir.join(p).display()))
 }
 
 /// Every file under `root`, by relative path.
@@ -111,7 +111,11 @@ impl Fixtures {
     pub fn load(dirs: Dirs) -> anyhow::Result<Fixtures> {
         let x = &dirs.inferencex;
         let mut policy: BTreeMap<String, String> = BTreeMap::new();
-        for p in [".github/CODEOWNERS", "MODELS.md", "docs/PR_REVIEW_CHECKLIST.md"] {
+        for p in [
+            ".github/CODEOWNERS",
+            "MODELS.md",
+            "docs/PR_REVIEW_CHECKLIST.md",
+        ] {
             policy.insert(p.to_owned(), read(x, p)?);
         }
         for (p, t) in read_tree(&x.join("golden_al_distribution")) {
@@ -153,13 +157,20 @@ impl Fixtures {
     /// change (master entry, changelog entry, recipe) on the real master
     /// configs and changelog, `files` changed files in all (the extra ones
     /// are benchmark scripts), master configs at `scale`× their real size.
-    pub fn pr(&self, files: usize, scale: usize) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+    pub fn pr(
+        &self,
+        files: usize,
+        scale: usize,
+    ) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
         let nvidia = scaled(&self.nvidia, scale);
         let amd = scaled(&self.amd, scale);
         let side = |seed: &BTreeMap<String, String>| {
             let mut t = BTreeMap::new();
             let seed_text = |p: &str| seed.get(p).map(String::as_str).unwrap_or("");
-            t.insert(NVIDIA.to_owned(), format!("{nvidia}\n{}", seed_text(NVIDIA)));
+            t.insert(
+                NVIDIA.to_owned(),
+                format!("{nvidia}\n{}", seed_text(NVIDIA)),
+            );
             t.insert(AMD.to_owned(), amd.clone());
             t.insert(RUNNERS.to_owned(), self.runners.clone());
             t.insert(
@@ -264,7 +275,10 @@ pub fn scaled(master: &str, k: usize) -> String {
             && !line.starts_with([' ', '#', '-', '\t'])
             && line.trim_end().ends_with(':');
         if top {
-            blocks.push((line.trim_end().trim_end_matches(':').to_owned(), String::new()));
+            blocks.push((
+                line.trim_end().trim_end_matches(':').to_owned(),
+                String::new(),
+            ));
         } else if let Some((_, body)) = blocks.last_mut() {
             body.push_str(line);
             body.push('\n');
@@ -303,7 +317,12 @@ mod tests {
     fn scaling_clones_every_entry_under_new_keys() {
         let m = "# head\na-fp4-b200-x:\n  image: i\n  runner: r\nb-fp8-h200-y:\n  image: j\n";
         let s = scaled(m, 3);
-        for k in ["a-fp4-b200-x:", "a-fp4-b200-x-x1:", "a-fp4-b200-x-x2:", "b-fp8-h200-y-x2:"] {
+        for k in [
+            "a-fp4-b200-x:",
+            "a-fp4-b200-x-x1:",
+            "a-fp4-b200-x-x2:",
+            "b-fp8-h200-y-x2:",
+        ] {
             assert!(s.contains(k), "{k} missing in {s}");
         }
         assert_eq!(scaled(m, 1), m);

@@ -57,7 +57,12 @@ pub struct Growth {
     pub configs: Vec<GrowthPoint>,
 }
 
-fn ratio(points: &[GrowthPoint], lo: usize, hi: usize, f: fn(&GrowthPoint) -> Duration) -> Option<f64> {
+fn ratio(
+    points: &[GrowthPoint],
+    lo: usize,
+    hi: usize,
+    f: fn(&GrowthPoint) -> Duration,
+) -> Option<f64> {
     let a = points.iter().find(|p| p.size == lo)?;
     let b = points.iter().find(|p| p.size == hi)?;
     Some(f(b).as_secs_f64() / f(a).as_secs_f64().max(1e-12))
@@ -69,10 +74,26 @@ impl Growth {
         let v: fn(&GrowthPoint) -> Duration = |p| p.verdict;
         let l: fn(&GrowthPoint) -> Duration = |p| p.lint;
         vec![
-            ("verdict time(16×)/time(1×)".into(), ratio(&self.configs, 1, 16, v), budget::CONFIG_RATIO),
-            ("lint time(16×)/time(1×)".into(), ratio(&self.configs, 1, 16, l), budget::CONFIG_RATIO),
-            ("verdict time(3,000 files)/time(10 files)".into(), ratio(&self.files, 10, 3000, v), budget::FILES_RATIO),
-            ("lint time(3,000 files)/time(10 files)".into(), ratio(&self.files, 10, 3000, l), budget::FILES_RATIO),
+            (
+                "verdict time(16×)/time(1×)".into(),
+                ratio(&self.configs, 1, 16, v),
+                budget::CONFIG_RATIO,
+            ),
+            (
+                "lint time(16×)/time(1×)".into(),
+                ratio(&self.configs, 1, 16, l),
+                budget::CONFIG_RATIO,
+            ),
+            (
+                "verdict time(3,000 files)/time(10 files)".into(),
+                ratio(&self.files, 10, 3000, v),
+                budget::FILES_RATIO,
+            ),
+            (
+                "lint time(3,000 files)/time(10 files)".into(),
+                ratio(&self.files, 10, 3000, l),
+                budget::FILES_RATIO,
+            ),
         ]
     }
 }
@@ -95,14 +116,20 @@ pub fn machine() -> Vec<(String, String)> {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let model = cpuinfo
         .lines()
-        .find_map(|l| l.strip_prefix("model name")?.split_once(':').map(|x| x.1.trim().to_owned()))
+        .find_map(|l| {
+            l.strip_prefix("model name")?
+                .split_once(':')
+                .map(|x| x.1.trim().to_owned())
+        })
         .unwrap_or_else(|| "unknown".into());
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let mem = meminfo
         .lines()
         .find_map(|l| l.strip_prefix("MemTotal:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or("unknown".into(), |kb| format!("{:.1} GiB", kb / 1024.0 / 1024.0));
+        .map_or("unknown".into(), |kb| {
+            format!("{:.1} GiB", kb / 1024.0 / 1024.0)
+        });
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let nproc = std::thread::available_parallelism().map_or(0, usize::from);
     let commit = std::process::Command::new("git")
@@ -119,10 +146,17 @@ pub fn machine() -> Vec<(String, String)> {
         ("kernel".into(), kernel.trim().to_owned()),
         (
             "build".into(),
-            if cfg!(debug_assertions) { "debug".into() } else { "release".into() },
+            if cfg!(debug_assertions) {
+                "debug".into()
+            } else {
+                "release".into()
+            },
         ),
         ("commit".into(), commit),
-        ("date".into(), chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string()),
+        (
+            "date".into(),
+            chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
+        ),
     ]
 }
 
@@ -175,10 +209,22 @@ impl Report {
                         with the same 10-file change. Times are medians in ms.\n\n");
             s.push_str("| PR size | verdict (ms) | lint (ms) |\n|---|---|---|\n");
             for p in &g.files {
-                let _ = writeln!(s, "| {} files | {} | {} |", p.size, ms(p.verdict), ms(p.lint));
+                let _ = writeln!(
+                    s,
+                    "| {} files | {} | {} |",
+                    p.size,
+                    ms(p.verdict),
+                    ms(p.lint)
+                );
             }
             for p in &g.configs {
-                let _ = writeln!(s, "| master configs {}× | {} | {} |", p.size, ms(p.verdict), ms(p.lint));
+                let _ = writeln!(
+                    s,
+                    "| master configs {}× | {} | {} |",
+                    p.size,
+                    ms(p.verdict),
+                    ms(p.lint)
+                );
             }
             s.push_str("\n| Ratio | Value | Budget | Status |\n|---|---|---|---|\n");
             for (label, v, limit) in g.ratios() {
@@ -205,19 +251,40 @@ impl Report {
         };
         let series = |ps: &[GrowthPoint]| {
             vec![
-                Series { name: "verdict", color: "#1f77b4", points: pts(ps, |p| p.verdict) },
-                Series { name: "lint", color: "#d62728", points: pts(ps, |p| p.lint) },
+                Series {
+                    name: "verdict",
+                    color: "#1f77b4",
+                    points: pts(ps, |p| p.verdict),
+                },
+                Series {
+                    name: "lint",
+                    color: "#d62728",
+                    points: pts(ps, |p| p.lint),
+                },
             ]
         };
         Some((
-            plot("Time by changed files", "changed files", "ms (log)", &series(&g.files)),
-            plot("Time by master-config size", "× real size", "ms (log)", &series(&g.configs)),
+            plot(
+                "Time by changed files",
+                "changed files",
+                "ms (log)",
+                &series(&g.files),
+            ),
+            plot(
+                "Time by master-config size",
+                "× real size",
+                "ms (log)",
+                &series(&g.configs),
+            ),
         ))
     }
 
     /// Writes the report and, with growth figures, the two plots beside it.
     pub fn write(&self, path: &Path) -> anyhow::Result<()> {
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
         let mut text = self.markdown(&path.display().to_string());
         if path.exists() {

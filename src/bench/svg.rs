@@ -54,7 +54,10 @@ pub fn plot(title: &str, x_label: &str, y_label: &str, series: &[Series<'_>]) ->
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
     );
-    let _ = writeln!(s, r#"<rect x="0" y="0" width="{w}" height="{h}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<rect x="0" y="0" width="{w}" height="{h}" fill="white"/>"#
+    );
     let _ = writeln!(
         s,
         r#"<text x="{}" y="22" text-anchor="middle" font-size="14">{}</text>"#,
