@@ -544,8 +544,8 @@ pub struct ParseCache<T> {
 
 struct CacheSlot<T> {
     file: String,
-    digest: [u8; 32],
-    len: usize,
+    /// The source itself: comparing it is cheaper than hashing it.
+    text: std::sync::Arc<str>,
     value: std::sync::Arc<T>,
 }
 
@@ -564,13 +564,11 @@ impl<T> ParseCache<T> {
 
     /// The cached value for `text` of `file`, or `parse()` stored.
     pub fn get_or(&self, file: &str, text: &str, parse: impl FnOnce() -> T) -> std::sync::Arc<T> {
-        use sha2::Digest;
-        let digest: [u8; 32] = sha2::Sha256::digest(text.as_bytes()).into();
         {
             let mut slots = self.slots();
             if let Some(i) = slots
                 .iter()
-                .position(|c| c.digest == digest && c.file == file)
+                .position(|c| c.file == file && *c.text == *text)
             {
                 // Most recently used last.
                 let slot = slots.remove(i);
@@ -585,11 +583,10 @@ impl<T> ParseCache<T> {
             let mut slots = self.slots();
             slots.push(CacheSlot {
                 file: file.to_owned(),
-                digest,
-                len: text.len(),
+                text: std::sync::Arc::from(text),
                 value: value.clone(),
             });
-            while slots.iter().map(|c| c.len).sum::<usize>() > self.max_bytes {
+            while slots.iter().map(|c| c.text.len()).sum::<usize>() > self.max_bytes {
                 slots.remove(0);
             }
         }
@@ -639,8 +636,7 @@ fn top_blocks(text: &str) -> Option<Vec<(usize, &str)>> {
         let line = raw.trim_end_matches(['\n', '\r']);
         let t = line.trim_start();
         if !t.is_empty() && !t.starts_with('#') {
-            let code = line.split(" #").next().unwrap_or(line);
-            if changelog::may_anchor(code) {
+            if changelog::may_anchor_in_line(line) {
                 return None;
             }
             if !line.starts_with([' ', '\t']) {

@@ -277,16 +277,27 @@ fn plain_block_list(text: &str) -> bool {
         if t.is_empty() || t.starts_with('#') {
             return true;
         }
-        let code = l.split(" #").next().unwrap_or(l);
         let top_ok = l.starts_with([' ', '\t']) || l == "-" || l.starts_with("- ");
-        top_ok && !may_anchor(code)
+        top_ok && !may_anchor_in_line(l)
     })
+}
+
+/// [`may_anchor`] of a line without its ` #` comment.
+pub fn may_anchor_in_line(line: &str) -> bool {
+    // Most lines have neither character: skip the comment split.
+    if !line.bytes().any(|b| b == b'&' || b == b'*') {
+        return false;
+    }
+    may_anchor(line.split(" #").next().unwrap_or(line))
 }
 
 /// An `&` or `*` outside a one-line quoted string where an anchor or alias
 /// could start (after a blank or a flow indicator); `70b-fp8-*-vllm` is a
 /// plain scalar. Errs on the side of `true`.
 pub fn may_anchor(code: &str) -> bool {
+    if !code.bytes().any(|b| b == b'&' || b == b'*') {
+        return false;
+    }
     let mut prev = ' ';
     let mut quote: Option<char> = None;
     let mut escaped = false;
