@@ -16,7 +16,9 @@ fn esc(s: &str) -> String {
 }
 
 fn fmt_num(v: f64) -> String {
-    if v >= 100.0 {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else if v >= 100.0 {
         format!("{v:.0}")
     } else if v >= 10.0 {
         format!("{v:.1}")
@@ -123,18 +125,20 @@ pub fn plot(title: &str, x_label: &str, y_label: &str, series: &[Series<'_>]) ->
         (h - bottom + top) / 2.0,
         esc(y_label)
     );
-    // Linear growth from the first point, for comparison.
+    // Linear growth from the first point, for comparison, cut at the top.
     if let Some(&(fx, fy)) = series.first().and_then(|s| s.points.first())
         && fx > 0.0
         && fy > 0.0
     {
+        let y_top = 10f64.powf(ly1);
+        let x_end = x1.min(fx * y_top / fy);
         let _ = writeln!(
             s,
             r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#999" stroke-dasharray="4 4"/>"##,
             px(fx),
             py(fy),
-            px(x1),
-            py(fy * x1 / fx)
+            px(x_end),
+            py(fy * x_end / fx)
         );
     }
     for (i, ser) in series.iter().enumerate() {
