@@ -16,9 +16,8 @@ fn esc(s: &str) -> String {
 }
 
 fn fmt_num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else if v >= 100.0 {
+    // Whole numbers (the measured sizes) without decimals.
+    if v >= 100.0 || v.fract() == 0.0 {
         format!("{v:.0}")
     } else if v >= 10.0 {
         format!("{v:.1}")
