@@ -77,6 +77,9 @@ enum Command {
         #[arg(long, default_value = "text")]
         format: String,
     },
+    /// Run the performance benchmarks and write `docs/performance.md`
+    /// (`--quick`, `--out PATH`, `--only NAME`).
+    Bench(crate::bench::BenchArgs),
     /// Print the GitHub App manifest (least-privilege permissions, events).
     AppManifest {
         /// Public base URL of this server (the webhook is `<url>/webhook`).
@@ -152,6 +155,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
+        Command::Bench(args) => crate::bench::main(args),
         Command::AppManifest { public_url } => {
             print!("{}", crate::deploy::app_manifest_json(&public_url)?);
             Ok(ExitCode::SUCCESS)

@@ -7,6 +7,7 @@
 //! `templates/`) and parsers (`recipe`) each have one home.
 
 pub mod app;
+pub mod bench;
 pub mod checks;
 pub mod cli;
 pub mod commands;

@@ -169,13 +169,23 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     }
     // Image: the run's commit against the head, and the benchmark rows.
     let mut image_note = "image matches";
+    // Each master config at the run's commit is parsed at most once.
+    let mut at_run_parsed: std::collections::BTreeMap<&str, Option<Vec<MasterEntry>>> =
+        std::collections::BTreeMap::new();
     for k in &facts.changed {
         let head_img = k.entry.image();
         if let Some(files) = &s.run_files {
-            let at_run = files
-                .get(&k.entry.file)
-                .and_then(|t| parse_master(&k.entry.file, t).ok())
-                .and_then(|es| es.into_iter().find(|e| e.key == k.key));
+            let file = k.entry.file.as_str();
+            let at_run: Option<&MasterEntry> = match files.get(file) {
+                // The head's text: its entry is the one already parsed.
+                Some(t) if s.head_text(file) == Some(t.as_str()) => Some(&k.entry),
+                Some(t) => at_run_parsed
+                    .entry(file)
+                    .or_insert_with(|| parse_master(file, t).ok())
+                    .as_deref()
+                    .and_then(|es| es.iter().find(|e| e.key == k.key)),
+                None => None,
+            };
             if let Some(e) = at_run
                 && e.image() != head_img
             {

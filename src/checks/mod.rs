@@ -428,12 +428,28 @@ pub fn command_lines(body: &str) -> Vec<(usize, &str)> {
 /// `--name=value`, `name: value`, `name=value` (quotes removed), with
 /// 1-based lines. Shell comments should be stripped first.
 pub fn setting_values(text: &str, name: &str) -> Vec<(String, usize)> {
-    let pat = format!(
-        r#"(?m)(?:^|[\s'"{{,(])-{{0,2}}{}(?:\s*[:=]\s*|\s+)("[^"]*"|'[^']*'|[^\s,'"}}\\]+)"#,
-        regex::escape(name)
-    );
-    let Ok(re) = regex::Regex::new(&pat) else {
-        return Vec::new();
+    // Compiling the pattern cost more than matching it; names are few.
+    static PATTERNS: std::sync::Mutex<std::collections::BTreeMap<String, regex::Regex>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    let re = {
+        let mut cache = PATTERNS.lock().unwrap_or_else(|e| e.into_inner());
+        match cache.get(name) {
+            Some(re) => re.clone(),
+            None => {
+                let pat = format!(
+                    r#"(?m)(?:^|[\s'"{{,(])-{{0,2}}{}(?:\s*[:=]\s*|\s+)("[^"]*"|'[^']*'|[^\s,'"}}\\]+)"#,
+                    regex::escape(name)
+                );
+                let Ok(re) = regex::Regex::new(&pat) else {
+                    return Vec::new();
+                };
+                if cache.len() >= 256 {
+                    cache.clear();
+                }
+                cache.insert(name.to_owned(), re.clone());
+                re
+            }
+        }
     };
     re.captures_iter(text)
         .filter_map(|c| {

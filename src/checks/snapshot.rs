@@ -533,6 +533,202 @@ pub fn parse_master(file: &str, text: &str) -> Result<Vec<MasterEntry>, String> 
     Ok(out)
 }
 
+/// Parse results by file content, shared by every snapshot of the process:
+/// the base side of the PRs off one default-branch commit is the same text,
+/// and the server reads a head's master configs before deriving facts from
+/// them, so each text is parsed once. Bounded by the source bytes held.
+pub struct ParseCache<T> {
+    slots: std::sync::Mutex<Vec<CacheSlot<T>>>,
+    max_bytes: usize,
+}
+
+struct CacheSlot<T> {
+    file: String,
+    /// The source itself: comparing it is cheaper than hashing it.
+    text: std::sync::Arc<str>,
+    value: std::sync::Arc<T>,
+}
+
+impl<T> ParseCache<T> {
+    pub const fn new(max_bytes: usize) -> Self {
+        Self {
+            slots: std::sync::Mutex::new(Vec::new()),
+            max_bytes,
+        }
+    }
+
+    fn slots(&self) -> std::sync::MutexGuard<'_, Vec<CacheSlot<T>>> {
+        // A panic while holding the lock leaves a consistent Vec.
+        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The cached value for `text` of `file`, or `parse()` stored.
+    pub fn get_or(&self, file: &str, text: &str, parse: impl FnOnce() -> T) -> std::sync::Arc<T> {
+        {
+            let mut slots = self.slots();
+            if let Some(i) = slots
+                .iter()
+                .position(|c| c.file == file && *c.text == *text)
+            {
+                // Most recently used last.
+                let slot = slots.remove(i);
+                let v = slot.value.clone();
+                slots.push(slot);
+                return v;
+            }
+        }
+        // Parsed outside the lock: other snapshots are not held up.
+        let value = std::sync::Arc::new(parse());
+        if text.len() <= self.max_bytes / 2 {
+            let mut slots = self.slots();
+            slots.push(CacheSlot {
+                file: file.to_owned(),
+                text: std::sync::Arc::from(text),
+                value: value.clone(),
+            });
+            while slots.iter().map(|c| c.text.len()).sum::<usize>() > self.max_bytes {
+                slots.remove(0);
+            }
+        }
+        value
+    }
+
+    pub fn clear(&self) {
+        self.slots().clear();
+    }
+}
+
+/// Master configs: about 8 versions of the real 320 KB nvidia file.
+static MASTER_CACHE: ParseCache<Result<Vec<MasterEntry>, String>> = ParseCache::new(3 << 20);
+static CHANGELOG_CACHE: ParseCache<Result<changelog::Document, crate::recipe::ParseError>> =
+    ParseCache::new(2 << 20);
+
+/// [`parse_master`] through the process-wide cache.
+pub fn parse_master_cached(
+    file: &str,
+    text: &str,
+) -> std::sync::Arc<Result<Vec<MasterEntry>, String>> {
+    MASTER_CACHE.get_or(file, text, || parse_master(file, text))
+}
+
+/// [`changelog::read`] through the process-wide cache.
+pub fn read_changelog_cached(
+    file: &str,
+    text: &str,
+) -> std::sync::Arc<Result<changelog::Document, crate::recipe::ParseError>> {
+    CHANGELOG_CACHE.get_or(file, text, || changelog::read(file, text.as_bytes()))
+}
+
+/// Empties the parse caches (benchmarks measure a cold process with it).
+pub fn clear_parse_caches() {
+    MASTER_CACHE.clear();
+    CHANGELOG_CACHE.clear();
+}
+
+/// Top-level blocks of a master config (first line, 0-based, and text up
+/// to the next top-level key), or `None` unless every column-0 content
+/// line is a plain `key:` line and nothing could be an anchor, alias,
+/// directive or document marker: then blocks are independent documents.
+fn top_blocks(text: &str) -> Option<Vec<(usize, &str)>> {
+    let mut starts: Vec<(usize, usize)> = Vec::new();
+    let mut offset = 0;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let t = line.trim_start();
+        if !t.is_empty() && !t.starts_with('#') {
+            if changelog::may_anchor_in_line(line) {
+                return None;
+            }
+            if !line.starts_with([' ', '\t']) {
+                const SPECIAL: [char; 16] = [
+                    '-', '[', '{', '?', '&', '*', '!', '|', '>', '%', '@', '`', '"', '\'', '.',
+                    '\u{feff}',
+                ];
+                if line.starts_with(SPECIAL) || !line.contains(':') {
+                    return None;
+                }
+                starts.push((i, offset));
+            } else if starts.is_empty() {
+                return None;
+            }
+        }
+        offset += raw.len();
+    }
+    if starts.is_empty() {
+        return None;
+    }
+    Some(
+        starts
+            .iter()
+            .enumerate()
+            .map(|(j, &(line, at))| {
+                let end = starts.get(j + 1).map_or(text.len(), |n| n.1);
+                (line, &text[at..end])
+            })
+            .collect(),
+    )
+}
+
+fn shift_node(n: &mut Node, from: usize, to: usize) {
+    n.line = n.line + to - from;
+    match &mut n.value {
+        Value::Seq(items) => items.iter_mut().for_each(|i| shift_node(i, from, to)),
+        Value::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+            shift_node(k, from, to);
+            shift_node(v, from, to);
+        }),
+        _ => {}
+    }
+}
+
+/// The head's entries, reusing the base's parse for every top-level block
+/// whose text is unchanged (moved to its line in the head) and parsing each
+/// changed block alone; the same entries as [`parse_master`] of `head`.
+/// `None` when that cannot be shown (the caller parses the whole file).
+/// On a PR touching one entry of a 320 KB master config this parses a few
+/// hundred bytes instead of the file.
+pub fn parse_master_reusing(
+    file: &str,
+    base: &str,
+    base_entries: &[MasterEntry],
+    head: &str,
+) -> Option<Vec<MasterEntry>> {
+    let bb = top_blocks(base)?;
+    let hb = top_blocks(head)?;
+    if bb.len() != base_entries.len() {
+        return None;
+    }
+    let mut by_text: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, ((_, t), e)) in bb.iter().zip(base_entries).enumerate() {
+        if !t.starts_with(&format!("{}:", e.key)) {
+            return None;
+        }
+        by_text.entry(t).or_insert(i);
+    }
+    let mut out = Vec::with_capacity(hb.len());
+    let mut keys = BTreeSet::new();
+    for (line, text) in hb {
+        let (mut e, from) = match by_text.get(text) {
+            Some(&i) => (base_entries[i].clone(), bb[i].0),
+            None => {
+                let mut es = parse_master(file, text).ok()?;
+                if es.len() != 1 {
+                    return None;
+                }
+                (es.pop()?, 0)
+            }
+        };
+        // Lines are 1-based; `from`/`line` are 0-based block starts.
+        if !matches!(e.node.value, Value::Map(_)) || !keys.insert(e.key.clone()) {
+            return None;
+        }
+        e.line = e.line + line - from;
+        shift_node(&mut e.node, from, line);
+        out.push(e);
+    }
+    Some(out)
+}
+
 // ---------------------------------------------------------------------
 // Derived facts.
 
@@ -614,20 +810,31 @@ impl Facts {
     pub fn derive(s: &Snapshot, cfg: &RepoConfig) -> Facts {
         let mut f = Facts::default();
         for path in &cfg.paths.master_configs {
-            for (side, files, out) in [
-                ("base", &s.base_files, &mut f.masters_base),
-                ("head", &s.head_files, &mut f.masters_head),
+            let base = s.base_files.get(path);
+            let head = s.head_files.get(path);
+            let parsed_base = base.map(|t| parse_master_cached(path, t));
+            let parsed_head = match (head, base, parsed_base.as_deref()) {
+                // An unchanged file: the head's parse is the base's.
+                (Some(h), Some(b), _) if b == h => parsed_base.clone(),
+                // Unchanged entries are taken from the base's parse.
+                (Some(h), Some(b), Some(Ok(be))) => Some(MASTER_CACHE.get_or(path, h, || {
+                    parse_master_reusing(path, b, be, h).map_or_else(|| parse_master(path, h), Ok)
+                })),
+                (Some(h), _, _) => Some(parse_master_cached(path, h)),
+                (None, _, _) => None,
+            };
+            for (side, parsed, out) in [
+                ("base", parsed_base, &mut f.masters_base),
+                ("head", parsed_head, &mut f.masters_head),
             ] {
-                let Some(text) = files.get(path) else {
-                    continue;
-                };
-                match parse_master(path, text) {
-                    Ok(es) => {
+                match parsed.as_deref() {
+                    Some(Ok(es)) => {
                         for e in es {
-                            out.insert(e.key.clone(), e);
+                            out.insert(e.key.clone(), e.clone());
                         }
                     }
-                    Err(e) => f.errors.push(format!("{path} at {side}: {e}")),
+                    Some(Err(e)) => f.errors.push(format!("{path} at {side}: {e}")),
+                    None => {}
                 }
             }
         }
@@ -662,24 +869,37 @@ impl Facts {
             .cloned()
             .collect();
         let cl = &cfg.paths.changelog;
-        let read = |side: &BTreeMap<String, String>| {
-            side.get(cl)
-                .map(|t| changelog::read(cl, t.as_bytes()))
-                .transpose()
+        let base = s.base_files.get(cl).map(|t| read_changelog_cached(cl, t));
+        // A head that only appends items: read the appended text alone.
+        let appended = match (base.as_deref(), s.base_files.get(cl), s.head_files.get(cl)) {
+            (Some(Ok(b)), Some(bt), Some(ht)) => changelog::read_appended(cl, bt, b.items, ht),
+            _ => None,
         };
-        match (read(&s.base_files), read(&s.head_files)) {
-            (Ok(base), Ok(Some(head))) => {
-                let n = base.map_or(0, |b| b.items);
+        let head = match appended {
+            Some(doc) => Some(std::sync::Arc::new(Ok(doc))),
+            None => s.head_files.get(cl).map(|t| read_changelog_cached(cl, t)),
+        };
+        match (base.as_deref(), head.as_deref()) {
+            (None | Some(Ok(_)), Some(Ok(head))) => {
+                let n = match base.as_deref() {
+                    Some(Ok(b)) => b.items,
+                    _ => 0,
+                };
                 f.new_entry_errors = head
                     .errors
                     .iter()
                     .filter(|e| e.index >= n)
                     .map(|e| (e.loc.line, e.message.clone()))
                     .collect();
-                f.new_entries = head.entries.into_iter().filter(|e| e.index >= n).collect();
+                f.new_entries = head
+                    .entries
+                    .iter()
+                    .filter(|e| e.index >= n)
+                    .cloned()
+                    .collect();
             }
-            (Ok(_), Ok(None)) => {}
-            (Err(e), _) | (_, Err(e)) => f.errors.push(e.to_string()),
+            (None | Some(Ok(_)), None) => {}
+            (Some(Err(e)), _) | (_, Some(Err(e))) => f.errors.push(e.to_string()),
         }
         f
     }
@@ -910,6 +1130,68 @@ mod tests {
     fn new_file_patch_counts_every_line() {
         let p = unified_patch("", "x\ny\n").unwrap();
         assert_eq!(added_lines(&p), vec![(1, "x"), (2, "y")]);
+    }
+
+    fn real(p: &str) -> String {
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/fixtures/inferencex")
+                .join(p),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn reusing_the_base_parse_gives_the_full_parse() {
+        let base = real("configs/nvidia-master.yaml");
+        let be = parse_master("m.yaml", &base).unwrap();
+        // An entry in the middle grows by two lines, one is appended.
+        let key = &be[be.len() / 2].key;
+        let at = base.find(&format!("\n{key}:\n")).unwrap() + key.len() + 3;
+        let mut head = base.clone();
+        head.insert_str(at, "  # a new comment\n  bench-extra-field: 1\n");
+        head.push_str("zz-fp8-h200-vllm:\n  image: x\n  runner: h200\n");
+        let reused = parse_master_reusing("m.yaml", &base, &be, &head);
+        let full = parse_master("m.yaml", &head);
+        match (reused, full) {
+            (Some(r), Ok(f)) => assert!(r == f, "reused parse differs from the full parse"),
+            (r, f) => panic!("reused {:?} full {:?}", r.is_some(), f.map(|x| x.len())),
+        }
+        // A duplicate key falls back to the full parse (which rejects it).
+        let dup = format!("{head}{key}:\n  image: y\n");
+        assert!(parse_master_reusing("m.yaml", &base, &be, &dup).is_none());
+        assert!(parse_master("m.yaml", &dup).is_err());
+    }
+
+    #[test]
+    fn reading_an_appended_changelog_tail_gives_the_full_read() {
+        let base = real("perf-changelog.yaml");
+        let b = changelog::read("c.yaml", base.as_bytes()).unwrap();
+        let head = format!(
+            "{base}\n# new\n- config-keys:\n    - a-fp8-*-vllm\n  description:\n    - \"x\"\n  pr-link: https://github.com/o/r/pull/1\n- config-keys: []\n"
+        );
+        let tail = changelog::read_appended("c.yaml", &base, b.items, &head).unwrap();
+        let full = changelog::read("c.yaml", head.as_bytes()).unwrap();
+        assert_eq!(tail.items, full.items);
+        let new = |d: &changelog::Document| {
+            (
+                d.entries
+                    .iter()
+                    .filter(|e| e.index >= b.items)
+                    .cloned()
+                    .collect::<Vec<_>>(),
+                d.errors
+                    .iter()
+                    .filter(|e| e.index >= b.items)
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(new(&tail), new(&full));
+        assert_eq!(tail.errors.len(), 1);
+        // Not an append: an edited base line.
+        let edited = head.replacen("- config-keys:", "- config-keys:  ", 1);
+        assert!(changelog::read_appended("c.yaml", &base, b.items, &edited).is_none());
     }
 
     #[test]

@@ -218,8 +218,10 @@ pub mod yaml {
         }
     }
 
-    fn options() -> serde_saphyr::Options {
+    fn options(len: usize) -> serde_saphyr::Options {
         let mut o = serde_saphyr::Options::default();
+        // Caps that grow with the input (16× the real configs must parse).
+        o.budget = Some(crate::recipe::changelog::yaml::budget(len));
         // PyYAML semantics: repeated keys are resolved in the visitor.
         o.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::PassThrough;
         // YAML 1.1: `010` is octal.
@@ -247,7 +249,7 @@ pub mod yaml {
                 value: Value::Null,
             });
         }
-        serde_saphyr::from_str_with_options::<Node>(text, options()).map_err(|e| {
+        serde_saphyr::from_str_with_options::<Node>(text, options(text.len())).map_err(|e| {
             let (line, column) = e
                 .location()
                 .map(|l| (l.line() as usize, l.column() as usize))

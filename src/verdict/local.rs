@@ -19,7 +19,7 @@ use super::{Verdict, render_comment, verify};
 use crate::checks::snapshot::{
     AckRecord, ChangedFile, CheckRun, Comment, Commit, Membership, PageFetch, PinnedRun,
     PullRequest, RunArtifacts, Signoff, SignoffKind, Snapshot, UpstreamPr, diff_files,
-    parse_master,
+    parse_master_cached,
 };
 use crate::checks::{VERIFIER_SETTINGS_PATH, VerifierSettings};
 use crate::config::RepoConfig;
@@ -387,7 +387,9 @@ pub async fn read_trees(
         let Some(text) = head_files.get(m) else {
             continue;
         };
-        for e in parse_master(m, text).unwrap_or_default() {
+        // Cached: deriving the facts reads the same head text again.
+        let parsed = parse_master_cached(m, text);
+        for e in parsed.as_ref().as_ref().map_or(&[][..], Vec::as_slice) {
             if base_files
                 .get(m)
                 .is_some_and(|b| b.contains(&format!("\n{}:", e.key)) && b == text)

@@ -1,0 +1,318 @@
+//! The report: rows beside their budgets, the machine, the growth table
+//! and ratios, and the growth plots as SVG files next to it.
+use std::fmt::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::budget;
+use super::svg::{Series, plot};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Met,
+    Missed,
+    NoBudget,
+    Skipped,
+}
+
+impl Status {
+    pub fn of(met: bool) -> Status {
+        if met { Status::Met } else { Status::Missed }
+    }
+    fn text(self) -> &'static str {
+        match self {
+            Status::Met => "met",
+            Status::Missed => "**MISSED**",
+            Status::NoBudget => "—",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub id: String,
+    pub what: String,
+    pub figure: String,
+    pub budget: String,
+    pub status: Status,
+    /// Instructions (callgrind `Ir`) of one run.
+    pub ir: Option<u64>,
+    pub command: String,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct GrowthPoint {
+    /// Changed files, or the master-config scale factor.
+    pub size: usize,
+    pub verdict: Duration,
+    pub lint: Duration,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Growth {
+    pub files: Vec<GrowthPoint>,
+    pub configs: Vec<GrowthPoint>,
+}
+
+fn ratio(
+    points: &[GrowthPoint],
+    lo: usize,
+    hi: usize,
+    f: fn(&GrowthPoint) -> Duration,
+) -> Option<f64> {
+    let a = points.iter().find(|p| p.size == lo)?;
+    let b = points.iter().find(|p| p.size == hi)?;
+    Some(f(b).as_secs_f64() / f(a).as_secs_f64().max(1e-12))
+}
+
+impl Growth {
+    /// (label, ratio, limit) of both growth budgets, verdict and lint each.
+    pub fn ratios(&self) -> Vec<(String, Option<f64>, f64)> {
+        let v: fn(&GrowthPoint) -> Duration = |p| p.verdict;
+        let l: fn(&GrowthPoint) -> Duration = |p| p.lint;
+        vec![
+            (
+                "verdict time(16×)/time(1×)".into(),
+                ratio(&self.configs, 1, 16, v),
+                budget::CONFIG_RATIO,
+            ),
+            (
+                "lint time(16×)/time(1×)".into(),
+                ratio(&self.configs, 1, 16, l),
+                budget::CONFIG_RATIO,
+            ),
+            (
+                "verdict time(3,000 files)/time(10 files)".into(),
+                ratio(&self.files, 10, 3000, v),
+                budget::FILES_RATIO,
+            ),
+            (
+                "lint time(3,000 files)/time(10 files)".into(),
+                ratio(&self.files, 10, 3000, l),
+                budget::FILES_RATIO,
+            ),
+        ]
+    }
+}
+
+pub struct Report {
+    pub quick: bool,
+    pub rows: Vec<Row>,
+    pub growth: Option<Growth>,
+}
+
+pub const FILES_SVG: &str = "perf-growth-files.svg";
+pub const CONFIGS_SVG: &str = "perf-growth-configs.svg";
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1e3)
+}
+
+/// The machine the figures come from.
+pub fn machine() -> Vec<(String, String)> {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")?
+                .split_once(':')
+                .map(|x| x.1.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let mem = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or("unknown".into(), |kb| {
+            format!("{:.1} GiB", kb / 1024.0 / 1024.0)
+        });
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let nproc = std::thread::available_parallelism().map_or(0, usize::from);
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_else(|| "unknown".into());
+    vec![
+        ("nproc".into(), nproc.to_string()),
+        ("CPU".into(), model),
+        ("memory".into(), mem),
+        ("kernel".into(), kernel.trim().to_owned()),
+        (
+            "build".into(),
+            if cfg!(debug_assertions) {
+                "debug".into()
+            } else {
+                "release".into()
+            },
+        ),
+        ("commit".into(), commit),
+        (
+            "date".into(),
+            chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
+        ),
+    ]
+}
+
+impl Report {
+    pub fn new(quick: bool) -> Report {
+        Report {
+            quick,
+            rows: Vec::new(),
+            growth: None,
+        }
+    }
+
+    /// The Markdown text; `svg_dir` prefixes the plots' links.
+    pub fn markdown(&self, _name: &str) -> String {
+        let mut s = String::new();
+        s.push_str("# Performance\n\n");
+        s.push_str(
+            "Generated by `sweepgate bench` (release build: `cargo build --release && \
+             ./target/release/sweepgate bench`). Budgets are reported here, never asserted \
+             in tests; a missed budget says **MISSED** and is explained under *Missed budgets*. \
+             Instruction counts (`Ir`, valgrind `--tool=callgrind`, counting only the measured \
+             call) are repeatable where wall-clock times on a shared machine are not.\n\n",
+        );
+        if self.quick {
+            s.push_str("**Quick mode (`--quick`): short runs, no instruction counts; not figures to quote.**\n\n");
+        }
+        s.push_str("## Machine\n\n| | |\n|---|---|\n");
+        for (k, v) in machine() {
+            let _ = writeln!(s, "| {k} | {v} |");
+        }
+        s.push_str("\n## Figures\n\n| Benchmark | Figure | Ir | Budget | Status | Command |\n|---|---|---|---|---|---|\n");
+        for r in &self.rows {
+            let ir = r.ir.map_or("—".to_owned(), group);
+            let _ = writeln!(
+                s,
+                "| {} <br>`{}` | {} | {} | {} | {} | `{}` |",
+                r.what.replace('|', "\\|"),
+                r.id,
+                r.figure.replace('|', "\\|"),
+                ir,
+                r.budget,
+                r.status.text(),
+                r.command
+            );
+        }
+        if let Some(g) = &self.growth {
+            s.push_str("\n## Growth\n\nOne run, `sweepgate bench --only growth`. Changed files: seed 002's three \
+                        files plus benchmark scripts, on the real master configs. Master configs: every \
+                        entry of both files cloned under new keys (`<key>-x<j>`), at base and head, \
+                        with the same 10-file change. Times are medians in ms.\n\n");
+            s.push_str("| PR size | verdict (ms) | lint (ms) |\n|---|---|---|\n");
+            for p in &g.files {
+                let _ = writeln!(
+                    s,
+                    "| {} files | {} | {} |",
+                    p.size,
+                    ms(p.verdict),
+                    ms(p.lint)
+                );
+            }
+            for p in &g.configs {
+                let _ = writeln!(
+                    s,
+                    "| master configs {}× | {} | {} |",
+                    p.size,
+                    ms(p.verdict),
+                    ms(p.lint)
+                );
+            }
+            s.push_str("\n| Ratio | Value | Budget | Status |\n|---|---|---|---|\n");
+            for (label, v, limit) in g.ratios() {
+                let (val, st) = match v {
+                    Some(v) => (format!("{v:.1}"), Status::of(v <= limit)),
+                    None => ("—".into(), Status::Skipped),
+                };
+                let _ = writeln!(s, "| {label} | {val} | ≤ {limit:.0} | {} |", st.text());
+            }
+            let _ = write!(
+                s,
+                "\n![verdict and lint time by changed files]({FILES_SVG})\n\n![verdict and lint time by master-config size]({CONFIGS_SVG})\n"
+            );
+        }
+        s
+    }
+
+    fn plots(&self) -> Option<(String, String)> {
+        let g = self.growth.as_ref()?;
+        let pts = |ps: &[GrowthPoint], f: fn(&GrowthPoint) -> Duration| -> Vec<(f64, f64)> {
+            ps.iter()
+                .map(|p| (p.size as f64, f(p).as_secs_f64() * 1e3))
+                .collect()
+        };
+        let series = |ps: &[GrowthPoint]| {
+            vec![
+                Series {
+                    name: "verdict",
+                    color: "#1f77b4",
+                    points: pts(ps, |p| p.verdict),
+                },
+                Series {
+                    name: "lint",
+                    color: "#d62728",
+                    points: pts(ps, |p| p.lint),
+                },
+            ]
+        };
+        Some((
+            plot(
+                "Time by changed files",
+                "changed files",
+                "ms (log)",
+                &series(&g.files),
+            ),
+            plot(
+                "Time by master-config size",
+                "× real size",
+                "ms (log)",
+                &series(&g.configs),
+            ),
+        ))
+    }
+
+    /// Writes the report and, with growth figures, the two plots beside it.
+    pub fn write(&self, path: &Path) -> anyhow::Result<()> {
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let mut text = self.markdown(&path.display().to_string());
+        if path.exists() {
+            // Keep a hand-written "Missed budgets" section across runs.
+            if let Ok(old) = std::fs::read_to_string(path)
+                && let Some(i) = old.find("\n## Missed budgets")
+            {
+                text.push_str(&old[i..]);
+            }
+        }
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        if let Some((files, configs)) = self.plots() {
+            std::fs::write(dir.join(FILES_SVG), files)?;
+            std::fs::write(dir.join(CONFIGS_SVG), configs)?;
+        }
+        Ok(())
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
