@@ -121,7 +121,7 @@ pub fn read(repo: &Path) -> Result<Report, String> {
 mod tests {
     use super::*;
 
-    const RUNNERS: &str = "labels:\n  h200:\n    - h200-cw_00\n    - h200-cw_01\n  b200: []\n";
+    const RUNNERS: &str = "labels:\n  h200:\n    - h200-cw_00\n    - h200-cw_01\n";
 
     fn master_with(runner: &str) -> master::MasterConfig {
         let yaml = format!(
