@@ -330,3 +330,49 @@ async fn dispatch_mode_stays_off_while_the_workflow_has_a_pull_request_trigger()
     );
     w.finish(&[pr.number]).await;
 }
+
+#[tokio::test]
+async fn use_accepts_a_dispatched_run_by_the_commit_its_sweep_tested() {
+    let mut w = world(DISPATCH_ONLY).await;
+    w.sandbox.add_org("SemiAnalysisAI");
+    w.sandbox
+        .add_repo(
+            "SemiAnalysisAI",
+            "InferenceX-app",
+            "main",
+            [("README.md", "app")],
+        )
+        .unwrap();
+    w.sandbox.install_app("SemiAnalysisAI");
+    let pr = labelled_pr(&mut w).await;
+    let run = w.sandbox.workflow_dispatches()[0].run_id;
+    w.sandbox
+        .add_job(
+            run,
+            "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c4",
+            Some("success"),
+        )
+        .unwrap();
+    w.sandbox
+        .add_artifact(run, "results_bmk", [("agg_bmk.json", "[]")])
+        .unwrap();
+    w.sandbox.complete_run(run, "success").unwrap();
+    w.deliver().await;
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with(&format!("<!-- sweepgate:results run={run} -->"))
+    );
+
+    w.sandbox
+        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
+        .unwrap();
+    let cmd = pr
+        .post_comment("nvpohanh", "COLLABORATOR", &format!("/use {run}"))
+        .unwrap();
+    w.deliver().await;
+    assert_eq!(
+        w.next_comment(pr.number),
+        format!("<!-- sweepgate:reply comment={cmd} -->\n@nvpohanh staging run {run}…\n")
+    );
+    w.finish(&[pr.number]).await;
+}

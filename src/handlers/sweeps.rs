@@ -194,6 +194,26 @@ pub async fn prepare(
                 .await?
         }
     };
+    // A run sweepgate dispatched ran on the default branch; the commit it
+    // tested is its sweep's head.
+    let swept = store.pr_sweeps(&repo.0, pr.0 as i64).await?;
+    let mut candidates = candidates;
+    if cmd.run.is_none() {
+        for s in swept.iter().filter(|s| s.state == "completed") {
+            let Some(id) = s.run_id else { continue };
+            if !candidates.iter().any(|r| r.id.0 as i64 == id)
+                && let Some(r) = api.workflow_run(repo, RunId(id as u64)).await?
+            {
+                candidates.push(r);
+            }
+        }
+        candidates.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+    }
+    for run in candidates.iter_mut() {
+        if let Some(s) = swept.iter().find(|s| s.run_id == Some(run.id.0 as i64)) {
+            run.head_sha = s.head_sha.clone();
+        }
+    }
     let mut first_reason = None;
     for run in &candidates {
         let artifacts = api.run_artifacts(repo, run.id).await?;
