@@ -185,7 +185,6 @@ pub async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     let _timer = crate::handlers::dispatch::spawn_timer(
         services,
         store,
-        None,
         std::time::Duration::from_secs(180),
     );
     tracing::info!(addr = %running.addr, db = %redact_url(&cfg.database_url), "sweepgate listening");

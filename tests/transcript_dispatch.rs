@@ -75,6 +75,14 @@ fn expected_jobs() -> jobs::JobList {
     jobs::jobs_for_entries(&inputs, &[entry], jobs::LabelFlags::default()).unwrap()
 }
 
+/// The PR's sweeps as stored, oldest first.
+async fn stored_sweeps(w: &World, pr: u64) -> Vec<sweepgate::store::SweepRow> {
+    w.db.store
+        .pr_sweeps(&format!("{OWNER}/{REPO}"), pr as i64)
+        .await
+        .unwrap()
+}
+
 /// The bodies of the gate's check runs, newest last.
 fn gate_summaries(w: &World) -> Vec<String> {
     w.sandbox
@@ -112,11 +120,7 @@ async fn a_labelled_pr_is_dispatched_once_with_the_matrix_of_its_entries() {
         d.git_ref, "main",
         "the workflow definition comes from the default branch"
     );
-    let sweeps =
-        w.db.store
-            .pr_sweeps(&format!("{OWNER}/{REPO}"), pr.number as i64)
-            .await
-            .unwrap();
+    let sweeps = stored_sweeps(&w, pr.number).await;
     assert_eq!(sweeps.len(), 1);
     let sweep = &sweeps[0];
     assert_eq!(sweep.state, "dispatched");
@@ -230,11 +234,7 @@ async fn a_new_push_cancels_the_superseded_run_and_dispatches_the_new_head() {
         w.sandbox.run_state(first.run_id),
         Some(("completed".into(), Some("cancelled".into())))
     );
-    let sweeps =
-        w.db.store
-            .pr_sweeps(&format!("{OWNER}/{REPO}"), pr.number as i64)
-            .await
-            .unwrap();
+    let sweeps = stored_sweeps(&w, pr.number).await;
     assert_eq!(sweeps.len(), 2);
     assert_eq!(sweeps[0].state, "cancelled");
     assert_eq!(
@@ -257,11 +257,7 @@ async fn a_new_push_cancels_the_superseded_run_and_dispatches_the_new_head() {
         w.next_comment(pr.number)
             .starts_with("<!-- sweepgate:sweep-gate -->")
     );
-    let sweeps =
-        w.db.store
-            .pr_sweeps(&format!("{OWNER}/{REPO}"), pr.number as i64)
-            .await
-            .unwrap();
+    let sweeps = stored_sweeps(&w, pr.number).await;
     assert_eq!(sweeps[1].state, "cancelled");
     assert_eq!(
         sweeps[1].reason.as_deref(),
@@ -302,11 +298,7 @@ async fn a_lost_workflow_run_is_recovered_by_the_timer() {
         links.starts_with(&format!("<!-- sweepgate:results run={run} -->")),
         "{links}"
     );
-    let sweeps =
-        w.db.store
-            .pr_sweeps(&format!("{OWNER}/{REPO}"), pr.number as i64)
-            .await
-            .unwrap();
+    let sweeps = stored_sweeps(&w, pr.number).await;
     assert_eq!(sweeps[0].state, "completed");
     assert_eq!(sweeps[0].conclusion.as_deref(), Some("success"));
     // Nothing is open any more: the next tick rebuilds nothing.

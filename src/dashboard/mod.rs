@@ -146,8 +146,8 @@ struct Overview {
 }
 
 /// The newest verdict of a PR as a word and a CSS class.
-fn latest_verdict(activity: &[ActivityRow]) -> (String, String) {
-    match activity.iter().rev().find(|a| a.kind == "verdict") {
+fn latest_verdict(verdict: Option<&ActivityRow>) -> (String, String) {
+    match verdict {
         Some(a) => {
             let word = a.summary.split(' ').next().unwrap_or("").to_owned();
             (format!("{} at {}", a.summary, short(&a.head_sha)), word)
@@ -185,11 +185,11 @@ async fn overview_page(st: &DashState) -> Result<Overview, StoreError> {
         .collect();
     let mut prs = Vec::new();
     for p in st.store.recent_prs(50).await? {
-        let activity = st
+        let last = st
             .store
-            .pr_activity(&p.repository, p.pr_number, 1000)
+            .last_activity(&p.repository, p.pr_number, "verdict")
             .await?;
-        let (verdict, verdict_class) = latest_verdict(&activity);
+        let (verdict, verdict_class) = latest_verdict(last.as_ref());
         prs.push(PrLine {
             repository: p.repository,
             number: p.pr_number,
@@ -346,18 +346,26 @@ fn event_line(a: &ActivityRow) -> EventLine {
     }
 }
 
+/// Everything recorded about a PR, oldest first.
+async fn pr_activity(
+    st: &DashState,
+    repository: &str,
+    number: u64,
+) -> Result<Vec<ActivityRow>, Response> {
+    st.store
+        .pr_activity(repository, number as i64, 10_000)
+        .await
+        .map_err(|e| unavailable(&e))
+}
+
 async fn pr_page(
     State(st): State<DashState>,
     Path((owner, repo, number)): Path<(String, String, u64)>,
 ) -> Response {
     let repository = format!("{owner}/{repo}");
-    let activity = match st
-        .store
-        .pr_activity(&repository, number as i64, 10_000)
-        .await
-    {
+    let activity = match pr_activity(&st, &repository, number).await {
         Ok(a) => a,
-        Err(e) => return unavailable(&e),
+        Err(resp) => return resp,
     };
     let deliveries = match st
         .store
@@ -492,13 +500,9 @@ async fn pareto(
     Query(q): Query<PlotQuery>,
 ) -> Response {
     let repository = format!("{owner}/{repo}");
-    let activity = match st
-        .store
-        .pr_activity(&repository, number as i64, 10_000)
-        .await
-    {
+    let activity = match pr_activity(&st, &repository, number).await {
         Ok(a) => a,
-        Err(e) => return unavailable(&e),
+        Err(resp) => return resp,
     };
     let found = activity
         .iter()

@@ -25,6 +25,9 @@ pub struct Decision<'a> {
     /// Why no sweep may run (for the cancellation record).
     pub refused: &'a str,
     pub appended: &'a [Entry],
+    /// The head's master configs as the gate parsed them (`None` when the
+    /// PR does not touch the changelog, so nothing is appended).
+    pub master: Option<&'a Result<master::MasterConfig, crate::recipe::ParseError>>,
     pub installation_id: Option<u64>,
 }
 
@@ -193,15 +196,11 @@ async fn job_list(
     modifiers: &[String],
 ) -> Result<Result<jobs::JobList, String>, HandlerError> {
     let cfg = &scope.cfg;
-    let mut files = Vec::new();
-    for p in &cfg.paths.master_configs {
-        if let Some(b) = read_at(src, d.head_sha, p).await? {
-            files.push((p.clone(), b));
-        }
-    }
-    let master = match master::parse_many(files.iter().map(|(p, b)| (p.as_str(), b.as_slice()))) {
-        Ok(m) => m,
-        Err(e) => return Ok(Err(e.to_string())),
+    let master = match d.master {
+        // Nothing appended: the job list is empty.
+        None => return Ok(Ok(jobs::JobList::default())),
+        Some(Err(e)) => return Ok(Err(e.to_string())),
+        Some(Ok(m)) => m.clone(),
     };
     let Some(rb) = read_at(src, d.head_sha, &cfg.paths.runners).await? else {
         return Ok(Err(format!("{} is missing", cfg.paths.runners)));
@@ -359,11 +358,11 @@ pub async fn refresh_open_sweeps(services: &Services, store: &Store) -> anyhow::
     Ok(rebuilt)
 }
 
-/// Runs `refresh_open_sweeps` every `period` until the process ends.
+/// Runs `refresh_open_sweeps` every `period` until the process ends; the
+/// workers find the rebuilt jobs on their next poll.
 pub fn spawn_timer(
     services: Services,
     store: Store,
-    wake: Option<std::sync::Arc<tokio::sync::Notify>>,
     period: std::time::Duration,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -371,14 +370,8 @@ pub fn spawn_timer(
         tick.tick().await;
         loop {
             tick.tick().await;
-            match refresh_open_sweeps(&services, &store).await {
-                Ok(n) if n > 0 => {
-                    if let Some(w) = &wake {
-                        w.notify_one();
-                    }
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "re-reading open sweeps failed"),
+            if let Err(e) = refresh_open_sweeps(&services, &store).await {
+                tracing::warn!(error = %e, "re-reading open sweeps failed");
             }
         }
     })

@@ -155,14 +155,10 @@ pub async fn record_activity(
 ) -> Result<(), HandlerError> {
     let detail = detail.to_string();
     let pr_number = pr.0 as i64;
-    let previous = store.pr_activity(&repo.0, pr_number, i64::MAX).await?;
-    let same = previous
-        .iter()
-        .rev()
-        .find(|a| a.kind == kind)
-        .is_some_and(|a| {
-            a.head_sha.as_deref() == head_sha && a.summary == summary && a.detail == detail
-        });
+    let previous = store.last_activity(&repo.0, pr_number, kind).await?;
+    let same = previous.is_some_and(|a| {
+        a.head_sha.as_deref() == head_sha && a.summary == summary && a.detail == detail
+    });
     if !same {
         store
             .record_activity(&crate::store::NewActivity {

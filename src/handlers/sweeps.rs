@@ -537,11 +537,13 @@ impl Handler for SweepGate {
         let labels: Vec<String> = pull.labels.iter().map(|l| l.name.clone()).collect();
         let files = api.pr_files(repo, pr.number).await?;
         let touches = files.iter().any(|f| f.filename == cfg.paths.changelog);
-        let report = if touches {
+        // The head's master configs, parsed once for the gate and (in
+        // dispatch mode) the job list.
+        let (report, master) = if touches {
             let src = GitHubSource::new(api.clone(), repo.clone())?;
             let state = RecipeState::read(&src, cfg, &base.sha, &head.sha).await?;
             let (before, after) = (state.changelog_before, state.changelog_after);
-            let master = state.master.ok();
+            let master = state.master;
             let keys: Vec<&str> = master
                 .as_ref()
                 .map(|m| m.keys().collect())
@@ -550,16 +552,12 @@ impl Handler for SweepGate {
             let opts = changelog::GateOptions {
                 all_evals_label: has("all-evals"),
                 evals_only_label: has("evals-only"),
-                master_keys: master.as_ref().map(|_| keys.as_slice()),
+                master_keys: master.as_ref().ok().map(|_| keys.as_slice()),
             };
-            Some(changelog::pr_gate(
-                &cfg.paths.changelog,
-                &before,
-                &after,
-                &opts,
-            ))
+            let report = changelog::pr_gate(&cfg.paths.changelog, &before, &after, &opts);
+            (Some(report), Some(master))
         } else {
-            None
+            (None, None)
         };
         let message = api.commit_message(repo, &head.sha).await?;
         let fork = pr.is_fork();
@@ -623,6 +621,7 @@ impl Handler for SweepGate {
                     allowed,
                     refused: &refused,
                     appended,
+                    master: master.as_ref(),
                     installation_id: ctx.envelope.installation_id,
                 },
             )

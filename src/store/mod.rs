@@ -320,6 +320,13 @@ pub trait Storage: Send + Sync + 'static {
         limit: i64,
     ) -> Result<Vec<ActivityRow>, StoreError>;
     async fn activity(&self, id: i64) -> Result<Option<ActivityRow>, StoreError>;
+    /// A PR's newest activity of `kind`.
+    async fn last_activity(
+        &self,
+        repository: &str,
+        pr: i64,
+        kind: &str,
+    ) -> Result<Option<ActivityRow>, StoreError>;
     async fn recent_prs(&self, limit: i64) -> Result<Vec<PrSummary>, StoreError>;
 
     async fn enqueue(&self, job: &NewJob, now: i64) -> Result<JobId, StoreError>;

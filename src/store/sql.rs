@@ -250,6 +250,24 @@ macro_rules! sql_store {
                 .await?)
             }
 
+            async fn last_activity(
+                &self,
+                repository: &str,
+                pr: i64,
+                kind: &str,
+            ) -> Result<Option<ActivityRow>, StoreError> {
+                Ok(sqlx::query_as(
+                    "SELECT id, repository, pr_number, head_sha, kind, summary, detail, at \
+                     FROM activity WHERE repository = $1 AND pr_number = $2 AND kind = $3 \
+                     ORDER BY id DESC LIMIT 1",
+                )
+                .bind(repository)
+                .bind(pr)
+                .bind(kind)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
             async fn recent_prs(&self, limit: i64) -> Result<Vec<PrSummary>, StoreError> {
                 Ok(sqlx::query_as(
                     "SELECT repository, pr_number, COUNT(*) AS events, MAX(at) AS last_at \
