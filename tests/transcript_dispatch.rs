@@ -368,3 +368,313 @@ async fn use_accepts_a_dispatched_run_by_the_commit_its_sweep_tested() {
     );
     w.finish(&[pr.number]).await;
 }
+
+#[tokio::test]
+async fn workflow_job_and_check_run_events_follow_the_sweeps_jobs() {
+    let mut w = world(DISPATCH_ONLY).await;
+    let pr = labelled_pr(&mut w).await;
+    let run = w.sandbox.workflow_dispatches()[0].run_id;
+    let canary = w
+        .sandbox
+        .add_job(run, "canary / dsv4 fp8 h200 vllm TP8 c4", None)
+        .unwrap();
+    let point = w
+        .sandbox
+        .add_job(
+            run,
+            "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c4",
+            None,
+        )
+        .unwrap();
+    w.deliver().await;
+    let sweep = stored_sweeps(&w, pr.number).await.remove(0);
+    assert_eq!(
+        sweep.state, "running",
+        "a queued job means the run is under way"
+    );
+    let states =
+        |jobs: Vec<sweepgate::store::SweepJob>| -> Vec<(String, i64, String, Option<String>)> {
+            jobs.into_iter()
+                .map(|j| (j.name, j.attempt, j.status, j.conclusion))
+                .collect()
+        };
+    let jobs = w.db.store.sweep_jobs(&sweep.sweep_id).await.unwrap();
+    assert_eq!(
+        states(jobs),
+        vec![
+            (
+                "canary / dsv4 fp8 h200 vllm TP8 c4".into(),
+                1,
+                "queued".into(),
+                None
+            ),
+            (
+                "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c4".into(),
+                1,
+                "queued".into(),
+                None
+            ),
+        ]
+    );
+
+    w.sandbox.set_job(canary, "in_progress", None).unwrap();
+    w.sandbox
+        .set_job(canary, "completed", Some("success"))
+        .unwrap();
+    w.sandbox.set_job(point, "in_progress", None).unwrap();
+    w.sandbox
+        .set_job(point, "completed", Some("failure"))
+        .unwrap();
+    w.deliver().await;
+    let jobs = w.db.store.sweep_jobs(&sweep.sweep_id).await.unwrap();
+    assert_eq!(
+        states(jobs.clone()),
+        vec![
+            (
+                "canary / dsv4 fp8 h200 vllm TP8 c4".into(),
+                1,
+                "completed".into(),
+                Some("success".into())
+            ),
+            (
+                "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c4".into(),
+                1,
+                "completed".into(),
+                Some("failure".into())
+            ),
+        ]
+    );
+
+    // A late, older event (delivered out of order) changes nothing.
+    let mut stale = jobs[1].clone();
+    stale.status = "in_progress".into();
+    stale.conclusion = None;
+    assert!(!w.db.store.record_sweep_job(&stale).await.unwrap());
+
+    w.sandbox.complete_run(run, "failure").unwrap();
+    w.deliver().await;
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with(&format!("<!-- sweepgate:results run={run} -->"))
+    );
+    let sweep = stored_sweeps(&w, pr.number).await.remove(0);
+    assert_eq!(
+        (sweep.state.as_str(), sweep.conclusion.as_deref()),
+        ("completed", Some("failure"))
+    );
+
+    // Re-running the failed job is a new attempt: its row starts again.
+    w.sandbox.rerun(run, false, "maint").unwrap();
+    w.deliver().await;
+    let jobs = w.db.store.sweep_jobs(&sweep.sweep_id).await.unwrap();
+    let rerun: Vec<_> = states(jobs).into_iter().filter(|j| j.1 == 2).collect();
+    assert_eq!(
+        rerun,
+        vec![(
+            "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c4".into(),
+            2,
+            "queued".into(),
+            None
+        )]
+    );
+
+    // The dashboard shows the sweep with its job counts.
+    let (status, page) = w
+        .page(&format!("/repos/{OWNER}/{REPO}/pulls/{}", pr.number))
+        .await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains(&format!(
+            "<tr class=\"sweep\"><td class=\"mono\">{}</td>",
+            sweep.sweep_id
+        )),
+        "{page}"
+    );
+    assert!(
+        page.contains("<td>1 passed, 0 failed, 1 running or queued</td>"),
+        "{page}"
+    );
+    w.finish(&[pr.number]).await;
+}
+
+/// The fixture repository's checklist template, every box ticked.
+fn signoff(signer: &str) -> String {
+    let doc = std::fs::read_to_string(
+        common::shared_dir().join("fixtures/inferencex/docs/PR_REVIEW_CHECKLIST.md"),
+    )
+    .unwrap();
+    let (_, rest) = doc.split_once("## Template\n```\n").unwrap();
+    let (template, _) = rest.split_once("```").unwrap();
+    template
+        .replace("- [ ]", "- [x]")
+        .replace("FILL_IN_GITHUB_USERNAME", signer)
+}
+
+/// `(outcome, reason)` of the verdict row of check `n`.
+fn verdict_row(verdict: &str, n: u8) -> (String, String) {
+    let line = verdict
+        .lines()
+        .find(|l| l.contains(&format!("Check {n} (")))
+        .unwrap_or_else(|| panic!("no row {n} in {verdict}"));
+    let (_, rest) = line.split_once("): ").unwrap();
+    let (outcome, reason) = rest.split_once(" — ").unwrap_or((rest, ""));
+    (outcome.to_owned(), reason.to_owned())
+}
+
+#[tokio::test]
+async fn the_verifier_counts_a_dispatched_run_for_the_commit_its_sweep_tested() {
+    let mut w = world(DISPATCH_ONLY).await;
+    w.sandbox.add_org("SemiAnalysisAI");
+    w.sandbox
+        .add_repo(
+            "SemiAnalysisAI",
+            "InferenceX-app",
+            "main",
+            [("README.md", "app")],
+        )
+        .unwrap();
+    w.sandbox.install_app("SemiAnalysisAI");
+    let pr = labelled_pr(&mut w).await;
+    let head = pr.head_sha().unwrap();
+    let main = w.sandbox.branch_sha(OWNER, REPO, "main").unwrap();
+    let run = w.sandbox.workflow_dispatches()[0].run_id;
+    for job in [
+        "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c4",
+        "eval / gsm8k | dsv4 fp8 h200 vllm TP8 c32",
+    ] {
+        w.sandbox.add_job(run, job, Some("success")).unwrap();
+    }
+    w.sandbox
+        .add_artifact(run, "results_bmk", [("agg_bmk.json", "[]")])
+        .unwrap();
+    w.sandbox.complete_run(run, "success").unwrap();
+    w.deliver().await;
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with(&format!("<!-- sweepgate:results run={run} -->"))
+    );
+    // GitHub files the jobs' check runs under the commit the dispatched run
+    // checked out (the default branch), none under the PR's head.
+    let named = |sha: &str| -> Vec<String> {
+        w.sandbox
+            .check_runs(OWNER, REPO, sha)
+            .into_iter()
+            .map(|c| c.name)
+            .filter(|n| n.contains(" / "))
+            .filter(|n| !n.starts_with("sweepgate"))
+            .collect()
+    };
+    assert_eq!(named(&head), Vec::<String>::new());
+    assert_eq!(named(&main).len(), 2);
+
+    w.sandbox
+        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
+        .unwrap();
+    let cmd = pr
+        .post_comment("nvpohanh", "COLLABORATOR", &format!("/use {run}"))
+        .unwrap();
+    w.deliver().await;
+    assert_eq!(
+        w.next_comment(pr.number),
+        format!("<!-- sweepgate:reply comment={cmd} -->\n@nvpohanh staging run {run}…\n")
+    );
+
+    w.sandbox
+        .set_permission(OWNER, REPO, "ankur-singh", "write", "write")
+        .unwrap();
+    pr.post_comment("ankur-singh", "COLLABORATOR", &signoff("ankur-singh"))
+        .unwrap();
+    w.deliver().await;
+    let verdict = w.next_comment(pr.number);
+    assert!(
+        verdict.starts_with(&format!("<!-- codeowner-signoff-verify sha={head} -->")),
+        "{verdict}"
+    );
+    // Checks 1 and 4 see the dispatched run as a sweep of the PR's head.
+    let short = &head[..8];
+    let (c1, why1) = verdict_row(&verdict, 1);
+    assert_eq!(c1, "PASS", "{verdict}");
+    assert!(why1.contains(short), "{why1}");
+    let (c4, why4) = verdict_row(&verdict, 4);
+    assert_eq!(c4, "PASS", "{verdict}");
+    assert!(why4.contains(&run.to_string()), "{why4}");
+    w.finish(&[pr.number]).await;
+}
+
+#[tokio::test]
+async fn a_family_over_256_jobs_is_served_in_chunks_of_at_most_256() {
+    let mut w = world(DISPATCH_ONLY).await;
+    let shared = matrix::SharedOptions {
+        config_files: vec![
+            "configs/amd-master.yaml".into(),
+            "configs/nvidia-master.yaml".into(),
+        ],
+        ..matrix::SharedOptions::default()
+    };
+    let inputs = matrix::load(&shared, &common::shared_dir().join("fixtures/inferencex")).unwrap();
+    // Every single-node H200 and B200 recipe in one entry.
+    let keys: Vec<String> = inputs
+        .master
+        .keys()
+        .filter(|k| k.contains("-h200-") || k.contains("-b200-"))
+        .filter(|k| inputs.master.get(k).is_some_and(|e| !e.disagg()))
+        .map(str::to_owned)
+        .collect();
+    let entry = jobs::EntryFlags {
+        config_keys: keys.clone(),
+        ..jobs::EntryFlags::default()
+    };
+    let expected = jobs::jobs_for_entries(&inputs, &[entry], jobs::LabelFlags::default()).unwrap();
+    let big = sweepgate::sweep::dispatch::families(&expected)
+        .into_iter()
+        .map(|(f, rows)| (f, rows.len()))
+        .max_by_key(|(_, n)| *n)
+        .unwrap();
+    assert!(big.1 > 256, "{big:?}");
+
+    let path = common::shared_dir().join("fixtures/inferencex/perf-changelog.yaml");
+    let mut text = std::fs::read_to_string(path).unwrap();
+    text.push_str("\n- config-keys:\n");
+    for k in &keys {
+        text.push_str(&format!("    - {k}\n"));
+    }
+    text.push_str("  description:\n    - \"Re-sweep every H200 and B200 recipe\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n");
+    let pr = w.open_pr(
+        "resweep",
+        &[Change::write("perf-changelog.yaml", text)],
+        "vendor-dev",
+    );
+    pr.add_label("full-sweep-fail-fast", "maint").unwrap();
+    w.deliver().await;
+    w.take_comments(pr.number);
+    let dispatches = w.sandbox.workflow_dispatches();
+    assert_eq!(dispatches.len(), 1);
+    let url = dispatches[0].inputs["matrix-url"].as_str().unwrap();
+    let path = url.strip_prefix(PUBLIC).unwrap();
+    let (status, body) = w.page(path).await;
+    assert_eq!(status, 200, "{body}");
+    let served: Value = serde_json::from_str(&body).unwrap();
+    let id = stored_sweeps(&w, pr.number).await[0].sweep_id.clone();
+    assert_eq!(
+        served,
+        sweepgate::sweep::dispatch::matrix_document(&id, &expected, 256)
+    );
+    let family = served["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["family"] == big.0.as_str())
+        .unwrap();
+    assert_eq!(family["jobs"], big.1);
+    let chunks = family["chunks"].as_array().unwrap();
+    assert_eq!(chunks.len(), big.1.div_ceil(256));
+    assert!(chunks.iter().all(|c| c.as_array().unwrap().len() <= 256));
+    assert_eq!(
+        chunks
+            .iter()
+            .map(|c| c.as_array().unwrap().len())
+            .sum::<usize>(),
+        big.1
+    );
+    w.finish(&[pr.number]).await;
+}

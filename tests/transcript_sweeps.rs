@@ -305,3 +305,279 @@ async fn the_gate_explains_a_refusal_once_and_turns_green_when_fixed() {
     assert_eq!(w.sandbox.check_runs(OWNER, REPO, &head).len(), before);
     w.finish(&[pr.number]).await;
 }
+
+/// The gate comment's reasons (its `- ` lines), or `passes` when it says so.
+fn gate_reasons(comment: &str) -> Vec<String> {
+    assert!(
+        comment.starts_with("<!-- sweepgate:sweep-gate -->"),
+        "{comment}"
+    );
+    if comment.contains("The sweep gate passes") {
+        return vec!["passes".into()];
+    }
+    comment
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_fork_pr_sweeps_only_the_commit_a_maintainer_labelled() {
+    let mut w = World::new().await;
+    w.sandbox.fork(OWNER, REPO, "vendor-dev").unwrap();
+    w.sandbox
+        .set_permission(OWNER, REPO, "maint", "maintain", "maintain")
+        .unwrap();
+    w.sandbox
+        .set_permission(OWNER, REPO, "drive-by", "read", "read")
+        .unwrap();
+    w.sandbox
+        .create_branch("vendor-dev", REPO, "dsv4-h200", "main")
+        .unwrap();
+    w.sandbox
+        .commit_as(
+            "vendor-dev",
+            REPO,
+            "dsv4-h200",
+            &[changelog_append()],
+            "Retune",
+            "vendor-dev",
+        )
+        .unwrap();
+    let pr = w
+        .sandbox
+        .open_pr(
+            sweepgate::sandbox::PullRequestSpec::new(
+                OWNER,
+                REPO,
+                "vendor-dev:dsv4-h200",
+                "vendor-dev",
+            )
+            .title("A recipe change from a fork"),
+        )
+        .unwrap();
+    w.deliver().await;
+    let opened = w.take_comments(pr.number);
+    assert!(opened[0].starts_with("<!-- recipe-reminder -->"));
+    assert!(opened[1].starts_with("<!-- sweepgate:recipe-lint"));
+    assert_eq!(
+        gate_reasons(&opened[2]),
+        vec![
+            "no primary sweep label: add exactly one of `full-sweep-fail-fast`, `full-sweep-enabled`, `non-canary-full-sweep-enabled`"
+        ]
+    );
+
+    // Anyone can label a PR they can triage; on a fork only a writer's
+    // label counts.
+    pr.add_label("full-sweep-fail-fast", "drive-by").unwrap();
+    w.deliver().await;
+    assert_eq!(
+        gate_reasons(&w.next_comment(pr.number)),
+        vec![
+            "on a fork PR the `full-sweep-fail-fast` label must be applied by a user with write access; @drive-by has read"
+        ]
+    );
+    pr.remove_label("full-sweep-fail-fast", "maint").unwrap();
+    pr.add_label("full-sweep-fail-fast", "maint").unwrap();
+    w.deliver().await;
+    assert_eq!(gate_reasons(&w.next_comment(pr.number)), vec!["passes"]);
+    let first = pr.head_sha().unwrap();
+
+    // The author pushes again: the label does not carry over.
+    let second = pr
+        .push(&[Change::write("NOTES.md", "more\n")], "notes")
+        .unwrap();
+    w.deliver().await;
+    let comments = w.take_comments(pr.number);
+    let gate = comments
+        .iter()
+        .find(|c| c.starts_with("<!-- sweepgate:sweep-gate -->"))
+        .unwrap();
+    assert_eq!(
+        gate_reasons(gate),
+        vec![format!(
+            "on a fork PR the `full-sweep-fail-fast` label allows a sweep of the commit it was applied on ({}); the head is now {}: a user with write access must apply it again",
+            &first[..8],
+            &second[..8]
+        )]
+    );
+    let red = w
+        .sandbox
+        .check_runs(OWNER, REPO, &second)
+        .into_iter()
+        .filter(|c| c.name == "sweepgate / sweep-gate")
+        .max_by_key(|c| c.id)
+        .unwrap();
+    assert_eq!(red.conclusion.as_deref(), Some("failure"));
+
+    // A maintainer applies it again: the new head may be swept.
+    pr.remove_label("full-sweep-fail-fast", "maint").unwrap();
+    pr.add_label("full-sweep-fail-fast", "maint").unwrap();
+    w.deliver().await;
+    let comments = w.take_comments(pr.number);
+    assert_eq!(gate_reasons(comments.last().unwrap()), vec!["passes"]);
+    w.finish(&[pr.number]).await;
+}
+
+#[tokio::test]
+async fn every_other_gate_refusal_names_its_rule() {
+    let mut w = World::new().await;
+    let pr = w.open_pr("dsv4-h200", &[changelog_append()], "vendor-dev");
+    w.deliver().await;
+    assert_eq!(w.take_comments(pr.number).len(), 3, "guide, lint, gate");
+
+    // A modifier alone.
+    pr.add_label("evals-only", "maint").unwrap();
+    w.deliver().await;
+    assert_eq!(
+        gate_reasons(&w.next_comment(pr.number)),
+        vec![
+            "no primary sweep label: add exactly one of `full-sweep-fail-fast`, `full-sweep-enabled`, `non-canary-full-sweep-enabled` (the modifiers `evals-only` need one)"
+        ]
+    );
+    pr.remove_label("evals-only", "maint").unwrap();
+    pr.add_label("full-sweep-enabled", "maint").unwrap();
+    w.deliver().await;
+    assert_eq!(gate_reasons(&w.next_comment(pr.number)), vec!["passes"]);
+
+    // An appended entry the PR gate refuses, named by file and line.
+    let path = common::shared_dir().join("fixtures/inferencex/perf-changelog.yaml");
+    let mut text = std::fs::read_to_string(path).unwrap();
+    let line = text.lines().count() + 2;
+    text.push_str("\n- config-keys:\n    - no-such-key\n  description:\n    - \"x\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n");
+    pr.push(&[Change::write("perf-changelog.yaml", text)], "typo")
+        .unwrap();
+    w.deliver().await;
+    let comments = w.take_comments(pr.number);
+    let gate = comments
+        .iter()
+        .find(|c| c.starts_with("<!-- sweepgate:sweep-gate -->"))
+        .unwrap();
+    let reasons = gate_reasons(gate);
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(
+        reasons[0].starts_with(&format!("perf-changelog.yaml:{}", line + 1))
+            && reasons[0].contains("no-such-key"),
+        "{reasons:?}"
+    );
+
+    // `[skip-sweep]` in the head commit: no sweep, by the author's choice
+    // (neutral, and the gate comment no longer lists a problem).
+    let skip = pr.push(&[changelog_append()], "docs [skip-sweep]").unwrap();
+    w.deliver().await;
+    w.take_comments(pr.number);
+    let last = w
+        .sandbox
+        .check_runs(OWNER, REPO, &skip)
+        .into_iter()
+        .filter(|c| c.name == "sweepgate / sweep-gate")
+        .max_by_key(|c| c.id)
+        .unwrap();
+    assert_eq!(last.conclusion.as_deref(), Some("neutral"));
+    w.finish(&[pr.number]).await;
+}
+
+#[tokio::test]
+async fn stage_results_stages_without_pinning_and_refusals_change_nothing() {
+    let (mut w, pr) = world_with_run().await;
+    w.next_comment(pr.number); // the result links
+    let pin_key = format!("{OWNER}/{REPO}#{}", pr.number);
+
+    // A COLLABORATOR association with only the read role: refused.
+    w.sandbox
+        .set_permission(OWNER, REPO, "drive-by", "read", "read")
+        .unwrap();
+    let c0 = pr
+        .post_comment("drive-by", "COLLABORATOR", &format!("/use {RUN}"))
+        .unwrap();
+    w.deliver().await;
+    assert_eq!(
+        w.next_comment(pr.number),
+        format!(
+            "<!-- sweepgate:reply comment={c0} -->\n@drive-by line 1: `/use` may be used only by repository owners, members and collaborators with the write, maintain or admin role; your repository role is read.\n"
+        )
+    );
+
+    // A run whose results expired.
+    let head = pr.head_sha().unwrap();
+    let s = &w.sandbox;
+    let old = s
+        .add_workflow_run(
+            RunSpec::new(OWNER, REPO, "run-sweep.yml", &head)
+                .id(888)
+                .branch("dsv4-h200"),
+        )
+        .unwrap();
+    let results = s
+        .add_artifact(old, "results_bmk", [("agg_bmk.json", "[]")])
+        .unwrap();
+    s.add_artifact(
+        old,
+        "changelog-metadata",
+        [("changelog_metadata.json", "{}")],
+    )
+    .unwrap();
+    s.expire_artifact(results).unwrap();
+    s.complete_run(old, "success").unwrap();
+    w.deliver().await;
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with("<!-- sweepgate:results run=888 -->")
+    );
+    w.sandbox
+        .set_permission(OWNER, REPO, "maint", "maintain", "maintain")
+        .unwrap();
+    let c1 = pr.post_comment("maint", "MEMBER", "/use 888").unwrap();
+    w.deliver().await;
+    assert_eq!(
+        w.next_comment(pr.number),
+        format!(
+            "<!-- sweepgate:reply comment={c1} -->\n@maint run 888 cannot be used: it has no unexpired result artifact (`results_bmk`, `eval_results_all` or `bmk_agentic_*`).\n"
+        )
+    );
+    assert!(w.sandbox.repository_dispatches().is_empty());
+    assert_eq!(w.db.store.kv_get("pin", &pin_key).await.unwrap(), None);
+
+    // `/stage-results` stages a valid run for a writer, and pins nothing.
+    let c2 = pr
+        .post_comment("maint", "MEMBER", &format!("/stage-results {RUN}"))
+        .unwrap();
+    w.deliver().await;
+    assert_eq!(
+        w.next_comment(pr.number),
+        format!("<!-- sweepgate:reply comment={c2} -->\n@maint staging run {RUN}…\n")
+    );
+    let dispatches = w.sandbox.repository_dispatches();
+    assert_eq!(dispatches.len(), 1);
+    assert_eq!(dispatches[0].client_payload["requested-by"], "maint");
+    assert_eq!(w.db.store.kv_get("pin", &pin_key).await.unwrap(), None);
+
+    // The results repository reports a failure: the reply says so.
+    let reply_id = dispatches[0].client_payload["comment-id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let gh = common::transcript::github_for(&w.sandbox);
+    gh.installation(InstallationId(w.installation))
+        .unwrap()
+        .repository_dispatch(
+            &RepoName::new(OWNER, REPO),
+            &json!({ "event_type": "stage-results-completed", "client_payload": {
+                "source-repository": format!("{RESULTS_OWNER}/{RESULTS_REPO}"),
+                "pr-number": pr.number.to_string(), "run-id": RUN.to_string(),
+                "run-date": "2026-10-14", "requested-by": "maint", "comment-id": reply_id,
+                "app-run-id": "556", "stage-succeeded": "false" } }),
+        )
+        .await
+        .unwrap();
+    w.deliver().await;
+    let failed = w.next_comment(pr.number);
+    assert!(
+        failed.starts_with(&format!(
+            "<!-- sweepgate:reply comment={c2} -->\n@maint staging run {RUN} failed. [Inspect the staging workflow]("
+        )),
+        "{failed}"
+    );
+    w.finish(&[pr.number]).await;
+}

@@ -303,8 +303,54 @@ struct PrPage {
     lint_title: String,
     lint: Vec<FindingLine>,
     commands: Vec<EventLine>,
+    dispatched: Vec<SweepLine>,
     sweeps: Vec<EventLine>,
     timeline: Vec<EventLine>,
+}
+
+/// A sweep sweepgate dispatched, with its jobs counted.
+struct SweepLine {
+    id: String,
+    sha: String,
+    labels: String,
+    state: String,
+    run: String,
+    jobs: String,
+}
+
+fn sweep_line(s: &crate::store::SweepRow, jobs: &[crate::store::SweepJob]) -> SweepLine {
+    let done = |c: &str| {
+        jobs.iter()
+            .filter(|j| j.status == "completed" && j.conclusion.as_deref() == Some(c))
+            .count()
+    };
+    let failed = jobs
+        .iter()
+        .filter(|j| {
+            j.status == "completed"
+                && !matches!(j.conclusion.as_deref(), Some("success" | "skipped"))
+        })
+        .count();
+    let open = jobs.iter().filter(|j| j.status != "completed").count();
+    let mut labels = s.primary_label.clone();
+    if !s.modifiers.is_empty() {
+        labels.push_str(&format!(" + {}", s.modifiers.replace(',', ", ")));
+    }
+    SweepLine {
+        id: s.sweep_id.clone(),
+        sha: s.head_sha.get(..12).unwrap_or(&s.head_sha).to_owned(),
+        labels,
+        state: match (&s.conclusion, &s.reason) {
+            (_, Some(r)) if s.state == "cancelled" => format!("cancelled: {r}"),
+            (Some(c), _) => format!("{} ({c})", s.state),
+            _ => s.state.clone(),
+        },
+        run: s.run_id.map(|r| r.to_string()).unwrap_or_default(),
+        jobs: format!(
+            "{} passed, {failed} failed, {open} running or queued",
+            done("success")
+        ),
+    }
 }
 
 /// The parts of a stored verdict the pages use.
@@ -449,6 +495,17 @@ async fn pr_page(
             .map(event_line)
             .collect()
     };
+    let mut dispatched = Vec::new();
+    let swept = match st.store.pr_sweeps(&repository, number as i64).await {
+        Ok(s) => s,
+        Err(e) => return unavailable(&e),
+    };
+    for s in swept.iter().rev() {
+        match st.store.sweep_jobs(&s.sweep_id).await {
+            Ok(jobs) => dispatched.push(sweep_line(s, &jobs)),
+            Err(e) => return unavailable(&e),
+        }
+    }
     let mut timeline: Vec<(i64, EventLine)> =
         activity.iter().map(|a| (a.at, event_line(a))).collect();
     for d in &deliveries {
@@ -483,6 +540,7 @@ async fn pr_page(
         lint_title: lint_row.map(|a| a.summary.clone()).unwrap_or_default(),
         lint,
         commands: of_kind("command"),
+        dispatched,
         sweeps: of_kind("sweep"),
         timeline: timeline.into_iter().map(|(_, e)| e).collect(),
     })

@@ -5,7 +5,7 @@ use crate::app;
 use crate::config::server::{Secret, ServerConfig};
 use crate::github::{Credentials, GitHub, GitHubConfig, RetryPolicy};
 use crate::handlers::{Services, event_router};
-use crate::sandbox::{Change, PullRequestSpec, RunSpec, Sandbox, SandboxConfig};
+use crate::sandbox::{Change, PullRequestSpec, Sandbox, SandboxConfig};
 use anyhow::Context;
 use std::time::{Duration, Instant};
 
@@ -22,6 +22,14 @@ const FILES: &[(&str, &str)] = &[
     (
         ".github/CODEOWNERS",
         include_str!("repo/.github/CODEOWNERS"),
+    ),
+    (
+        ".github/sweepgate.toml",
+        include_str!("repo/.github/sweepgate.toml"),
+    ),
+    (
+        ".github/workflows/run-sweep.yml",
+        include_str!("repo/.github/workflows/run-sweep.yml"),
     ),
     (
         "configs/nvidia-master.yaml",
@@ -98,6 +106,20 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         )
         .map_err(|e| anyhow::anyhow!("seeding the demo repository: {e}"))?;
     sandbox.install_app(OWNER);
+    // The sweep workflow takes `workflow_dispatch` only and names its runs
+    // by sweep id (dispatch mode).
+    sandbox
+        .add_workflow(OWNER, REPO, "run-sweep.yml", "Run sweep")
+        .and_then(|_| {
+            sandbox.configure_workflow(
+                OWNER,
+                REPO,
+                "run-sweep.yml",
+                Some("Sweep ${{ inputs.sweep-id }}"),
+                true,
+            )
+        })
+        .map_err(|e| anyhow::anyhow!("seeding the sweep workflow: {e}"))?;
     // Where `/use` stages a run's results.
     sandbox.add_org("SemiAnalysisAI");
     sandbox
@@ -201,19 +223,18 @@ impl Script {
             include_str!("repo/perf-changelog.yaml").trim_end(),
             "\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"Add a TP4 point\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n"
         );
-        let head = s
-            .commit_as(
-                OWNER,
-                REPO,
-                "dsv4-h200-tp4",
-                &[
-                    Change::write("configs/nvidia-master.yaml", master),
-                    Change::write("perf-changelog.yaml", changelog),
-                ],
-                "Add a TP4 point to dsv4-fp8-h200-vllm",
-                "vendor-dev",
-            )
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        s.commit_as(
+            OWNER,
+            REPO,
+            "dsv4-h200-tp4",
+            &[
+                Change::write("configs/nvidia-master.yaml", master),
+                Change::write("perf-changelog.yaml", changelog),
+            ],
+            "Add a TP4 point to dsv4-fp8-h200-vllm",
+            "vendor-dev",
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
         let pr = s
             .open_pr(
                 PullRequestSpec::new(OWNER, REPO, "dsv4-h200-tp4", "vendor-dev")
@@ -239,6 +260,11 @@ impl Script {
         expect(&writes, "the sweep gate passing", |b| {
             b.contains("The sweep gate passes")
         })?;
+        // Dispatch mode: sweepgate starts the sweep on the GPU runners.
+        let Some(dispatch) = s.workflow_dispatches().into_iter().next() else {
+            anyhow::bail!("sweepgate did not dispatch the sweep");
+        };
+        let run = dispatch.run_id;
 
         pr.post_comment("vendor-dev", "CONTRIBUTOR", "/help")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -269,14 +295,10 @@ impl Script {
             b.contains("may be used only by")
         })?;
 
-        // The sweep ran on the self-hosted runners: eight benchmark points.
-        let run = s
-            .add_workflow_run(
-                RunSpec::new(OWNER, REPO, "run-sweep.yml", &head)
-                    .branch("dsv4-h200-tp4")
-                    .status("in_progress"),
-            )
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        // The dispatched sweep ran on the self-hosted runners: eight
+        // benchmark points. Its jobs' check runs sit on the default branch's
+        // commit; sweepgate counts them for the PR commit the sweep tested.
+        s.start_run(run).map_err(|e| anyhow::anyhow!("{e}"))?;
         for job in [
             "single-node 8k1k / benchmark (tp4 c1-64)",
             "single-node 8k1k / benchmark (tp8 c1-64)",
@@ -284,18 +306,6 @@ impl Script {
         ] {
             s.add_job(run, job, Some("success"))
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            s.add_check_run_json(
-                OWNER,
-                REPO,
-                &serde_json::json!({
-                    "name": job,
-                    "head_sha": head,
-                    "status": "completed",
-                    "conclusion": "success",
-                    "details_url": format!("https://github.com/{OWNER}/{REPO}/actions/runs/{run}/job/1"),
-                }),
-            )
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
         }
         s.add_artifact(run, "results_bmk", [("agg_bmk.json", bench_rows())])
             .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -307,7 +317,9 @@ impl Script {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         s.complete_run(run, "success")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!("the sweep run {run} completed on the GPU runners (8 benchmark points)");
+        println!(
+            "the sweep run {run} sweepgate dispatched completed on the GPU runners (8 benchmark points)"
+        );
         let writes = self.settle().await?;
         expect(&writes, "the result links", |b| {
             b.contains(&run.to_string())

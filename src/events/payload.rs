@@ -240,6 +240,9 @@ pub struct CheckRun {
     pub pull_requests: Vec<PrRef>,
     #[serde(default)]
     pub html_url: Option<String>,
+    /// For an Actions job: `…/actions/runs/<run>/job/<job>`.
+    #[serde(default)]
+    pub details_url: Option<String>,
     #[serde(default)]
     pub external_id: Option<String>,
 }

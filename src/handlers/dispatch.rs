@@ -3,12 +3,15 @@
 //! sweep, and follows the run. A timer re-reads open sweeps so a lost
 //! `workflow_run` webhook never leaves one pending.
 use super::{Scope, Services, read_at, record_activity};
-use crate::events::HandlerError;
+use crate::checks::c01_sweep::run_id_of;
+use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::GitHubSource;
-use crate::ids::{PrNumber, RunId};
+use crate::ids::{PrNumber, RepoName, RunId};
 use crate::matrix::{self, jobs};
 use crate::recipe::{changelog::Entry, master, runners};
-use crate::store::{DeliveryOutcome, NewDelivery, NewJob, Store, SweepRow, SweepUpdate, now_ms};
+use crate::store::{
+    DeliveryOutcome, NewDelivery, NewJob, Store, SweepJob, SweepRow, SweepUpdate, now_ms,
+};
 use crate::sweep::dispatch as pure;
 use serde_json::json;
 
@@ -260,45 +263,149 @@ async fn cancel_all(
     Ok(())
 }
 
-/// A `workflow_run` event for a run sweepgate dispatched: the sweep's
-/// state. The PR of the sweep: a dispatched run's head is the default
-/// branch, so only the sweep knows which PR it tests.
+/// What a `workflow_run` event means for a dispatched sweep.
+pub enum SweptRun {
+    /// Not a run sweepgate dispatched.
+    NotDispatched,
+    /// sweepgate cancelled it (superseded or refused): no result links.
+    Cancelled,
+    /// The PR whose sweep it runs: a dispatched run's head is the default
+    /// branch, so only the sweep knows which PR it tests.
+    Of(PrNumber),
+}
+
+/// A `workflow_run` event for a run sweepgate dispatched: the sweep's state.
 pub async fn on_run(
     store: &Store,
+    repo: &RepoName,
     run: RunId,
     status: &str,
     conclusion: Option<&str>,
-) -> Result<Option<PrNumber>, HandlerError> {
-    let Some(sweep) = find_by_run(store, run).await? else {
-        return Ok(None);
+) -> Result<SweptRun, HandlerError> {
+    let Some(sweep) = store.sweep_by_run(&repo.0, run.0 as i64).await? else {
+        return Ok(SweptRun::NotDispatched);
     };
+    if sweep.state == "cancelled" {
+        return Ok(SweptRun::Cancelled);
+    }
     let pr = PrNumber(sweep.pr_number as u64);
-    let state = if status == "completed" {
-        "completed"
-    } else {
-        "running"
+    // Deliveries come out of order: a finished sweep never moves back to
+    // running.
+    let state = match (sweep.state.as_str(), status) {
+        ("completed", _) => None,
+        (_, "completed") => Some("completed"),
+        _ => Some("running"),
     };
+    let conclusion = conclusion.filter(|_| status == "completed");
+    if state.is_some() || conclusion.is_some() {
+        store
+            .update_sweep(
+                &sweep.sweep_id,
+                &SweepUpdate {
+                    state,
+                    conclusion,
+                    ..SweepUpdate::default()
+                },
+                now_ms(),
+            )
+            .await?;
+    }
+    Ok(SweptRun::Of(pr))
+}
+
+/// Follows the jobs of dispatched sweeps (`workflow_job` and `check_run`
+/// events), so a sweep's progress is known before its run completes.
+pub struct SweepJobs;
+
+#[async_trait::async_trait]
+impl Handler for SweepJobs {
+    fn name(&self) -> &'static str {
+        "sweep-jobs"
+    }
+
+    fn accepts(&self, kind: &str) -> bool {
+        kind.starts_with("workflow_job.") || kind.starts_with("check_run.")
+    }
+
+    async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
+        let Some(repo) = ctx.envelope.repository.as_ref() else {
+            return Ok(());
+        };
+        // A job's check run carries the same name and points at its run.
+        let (run, name, attempt, status, conclusion) = match event {
+            Event::WorkflowJob(e) => {
+                let j = &e.workflow_job;
+                (
+                    Some(j.run_id),
+                    &j.name,
+                    j.run_attempt,
+                    j.status.as_deref(),
+                    j.conclusion.as_deref(),
+                )
+            }
+            Event::CheckRun(e) => {
+                let c = &e.check_run;
+                let run = c.details_url.as_deref().and_then(run_id_of).map(RunId);
+                (
+                    run,
+                    &c.name,
+                    None,
+                    c.status.as_deref(),
+                    c.conclusion.as_deref(),
+                )
+            }
+            _ => return Ok(()),
+        };
+        let Some(run) = run else { return Ok(()) };
+        let Some(sweep) = ctx.store.sweep_by_run(&repo.0, run.0 as i64).await? else {
+            return Ok(());
+        };
+        let status = match (status, conclusion) {
+            (_, Some(_)) => "completed",
+            (Some(s @ ("queued" | "in_progress" | "completed")), None) => s,
+            _ => "queued",
+        };
+        let attempt = match attempt {
+            Some(a) => a as i64,
+            // A check run names no attempt: it belongs to the newest known.
+            None => ctx
+                .store
+                .sweep_jobs(&sweep.sweep_id)
+                .await?
+                .iter()
+                .find(|j| &j.name == name)
+                .map_or(1, |j| j.attempt),
+        };
+        ctx.store
+            .record_sweep_job(&SweepJob {
+                sweep_id: sweep.sweep_id.clone(),
+                name: name.clone(),
+                attempt,
+                status: status.to_owned(),
+                conclusion: conclusion.map(str::to_owned),
+                updated_at: now_ms(),
+            })
+            .await?;
+        // The first job to start means the run is under way.
+        if sweep.state == "dispatched" {
+            store_running(&ctx.store, &sweep.sweep_id).await?;
+        }
+        Ok(())
+    }
+}
+
+async fn store_running(store: &Store, sweep_id: &str) -> Result<(), HandlerError> {
     store
         .update_sweep(
-            &sweep.sweep_id,
+            sweep_id,
             &SweepUpdate {
-                state: Some(state),
-                conclusion,
+                state: Some("running"),
                 ..SweepUpdate::default()
             },
             now_ms(),
         )
         .await?;
-    Ok(Some(pr))
-}
-
-/// The open sweep a run belongs to.
-async fn find_by_run(store: &Store, run: RunId) -> Result<Option<SweepRow>, HandlerError> {
-    Ok(store
-        .open_sweeps()
-        .await?
-        .into_iter()
-        .find(|s| s.run_id == Some(run.0 as i64)))
+    Ok(())
 }
 
 /// One pass of the timer: every open sweep's run is read from the API; a

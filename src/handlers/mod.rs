@@ -193,5 +193,6 @@ pub fn event_router(services: Services) -> EventRouter {
         .with(Arc::new(repo_config::ConfigCheck::new(services.clone())))
         .with(Arc::new(sweeps::SweepGate::new(services.clone())))
         .with(Arc::new(sweeps::RunResults::new(services.clone())))
+        .with(Arc::new(dispatch::SweepJobs))
         .with(Arc::new(sweeps::StagingCallback::new(services)))
 }

@@ -21,6 +21,7 @@ use std::collections::HashSet;
 const NS_PIN: &str = "pin";
 const NS_STAGED: &str = "staging-sent";
 const NS_REPLY: &str = "staging-reply";
+const NS_FORK_BOUND: &str = "fork-sweep-bound";
 
 /// Whether a run belongs to the repository's sweep workflow.
 fn is_sweep_run(cfg: &RepoConfig, path: Option<&str>) -> bool {
@@ -66,11 +67,17 @@ impl Handler for RunResults {
         // A run sweepgate dispatched: its sweep follows it.
         let swept_pr = super::dispatch::on_run(
             &ctx.store,
+            &repo,
             run.id,
             run.status.as_deref().unwrap_or(""),
             run.conclusion.as_deref(),
         )
         .await?;
+        let swept_pr = match swept_pr {
+            super::dispatch::SweptRun::Cancelled => return Ok(()),
+            super::dispatch::SweptRun::Of(pr) => Some(pr),
+            super::dispatch::SweptRun::NotDispatched => None,
+        };
         if ev.action != "completed" {
             return Ok(());
         }
@@ -210,9 +217,7 @@ pub async fn prepare(
         candidates.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     }
     for run in candidates.iter_mut() {
-        if let Some(s) = swept.iter().find(|s| s.run_id == Some(run.id.0 as i64)) {
-            run.head_sha = s.head_sha.clone();
-        }
+        runs::tested_head(run, &swept);
     }
     let mut first_reason = None;
     for run in &candidates {
@@ -584,6 +589,11 @@ impl Handler for SweepGate {
         } else {
             None
         };
+        let fork_bound = if fork {
+            fork_binding(ctx, ev, cfg, repo, pr.number, &head.sha, labeler.as_ref()).await?
+        } else {
+            None
+        };
         let outcome = gate::decide(&gate::GateInput {
             cfg,
             labels: &labels,
@@ -592,6 +602,8 @@ impl Handler for SweepGate {
             head_message: &message,
             changelog: report.as_ref(),
             labeler: labeler.as_ref().map(|(w, r)| (w.as_str(), *r)),
+            head_sha: &head.sha,
+            fork_bound: fork_bound.as_deref(),
         });
         let dispatch_note = if cfg.sweep.mode == crate::config::SweepMode::Dispatch {
             let (allowed, refused) = match &outcome {
@@ -741,4 +753,34 @@ impl RecipeState {
             master,
         })
     }
+}
+
+/// The commit a fork PR's sweep is bound to: a primary label applied by a
+/// user with write access binds the head it was applied on (stored, so a
+/// later push cannot inherit it; `CONTRACTS.md` §3).
+async fn fork_binding(
+    ctx: &JobContext,
+    ev: &crate::events::payload::PullRequestEvent,
+    cfg: &RepoConfig,
+    repo: &RepoName,
+    pr: PrNumber,
+    head: &str,
+    labeler: Option<&(String, crate::commands::RepoRole)>,
+) -> Result<Option<String>, HandlerError> {
+    let key = format!("{repo}#{pr}");
+    let applied_now = ev.action == "labeled"
+        && ev
+            .label
+            .as_ref()
+            .is_some_and(|l| cfg.labels.primary.contains(&l.name));
+    if applied_now
+        && let Some((_, role)) = labeler
+        && *role >= crate::commands::RepoRole::Write
+    {
+        ctx.store
+            .kv_put(NS_FORK_BOUND, &key, head, now_ms())
+            .await?;
+        return Ok(Some(head.to_owned()));
+    }
+    Ok(ctx.store.kv_get(NS_FORK_BOUND, &key).await?)
 }

@@ -190,6 +190,7 @@ pub async fn assess(
     signoff: Signoff,
 ) -> Result<Verdict, HandlerError> {
     let pinned_run = stored_pin(store, &scope.repo, pr).await?;
+    let swept = store.pr_sweeps(&scope.repo.0, pr.0 as i64).await?;
     let snapshot = remote::build(
         &scope.api,
         remote::Request {
@@ -201,6 +202,7 @@ pub async fn assess(
             cfg: &scope.cfg,
             default_branch: &scope.default_branch,
             today: services.clock.today(),
+            swept: &swept,
         },
     )
     .await?;

@@ -14,7 +14,7 @@ impl World {
     fn api(&self) -> &str {
         &self.settings.api_base
     }
-    fn html(&self) -> &str {
+    pub(crate) fn html(&self) -> &str {
         &self.settings.html_base
     }
 

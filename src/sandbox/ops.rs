@@ -1550,6 +1550,16 @@ impl World {
                 check_run_id: check,
             },
         );
+        // As on GitHub, the job's check run links to the job in its run.
+        let full = self
+            .repos
+            .get(&run.repo)
+            .map(|r| r.full_name())
+            .unwrap_or_default();
+        let details = format!("{}/{full}/actions/runs/{run_id}/job/{id}", self.html());
+        if let Some(c) = self.check_runs.get_mut(&check) {
+            c.details_url = Some(details);
+        }
         self.emit_job(id, "queued");
         if status != "queued" {
             self.set_job_state(id, status, conclusion)?;

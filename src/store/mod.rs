@@ -267,6 +267,19 @@ impl SweepRow {
     }
 }
 
+/// One job of a dispatched sweep's run, as the newest event left it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct SweepJob {
+    pub sweep_id: String,
+    /// The job's name (`single-node 8k1k / …`), unique within a run.
+    pub name: String,
+    pub attempt: i64,
+    /// `queued`, `in_progress` or `completed`.
+    pub status: String,
+    pub conclusion: Option<String>,
+    pub updated_at: i64,
+}
+
 /// A change of a sweep's state; `None` fields keep their value.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SweepUpdate<'a> {
@@ -368,6 +381,17 @@ pub trait Storage: Send + Sync + 'static {
     async fn pr_sweeps(&self, repository: &str, pr: i64) -> Result<Vec<SweepRow>, StoreError>;
     /// Every sweep not yet completed or cancelled.
     async fn open_sweeps(&self) -> Result<Vec<SweepRow>, StoreError>;
+    /// The sweep whose dispatched run is `run_id`, in any state.
+    async fn sweep_by_run(
+        &self,
+        repository: &str,
+        run_id: i64,
+    ) -> Result<Option<SweepRow>, StoreError>;
+    /// Records a job's state unless the stored one is newer (a later
+    /// attempt, or a later status of the same attempt); `true` when written.
+    async fn record_sweep_job(&self, job: &SweepJob) -> Result<bool, StoreError>;
+    /// A sweep's jobs by name.
+    async fn sweep_jobs(&self, sweep_id: &str) -> Result<Vec<SweepJob>, StoreError>;
     async fn update_sweep(
         &self,
         id: &str,

@@ -521,6 +521,57 @@ macro_rules! sql_store {
                     .await?)
             }
 
+            async fn sweep_by_run(
+                &self,
+                repository: &str,
+                run_id: i64,
+            ) -> Result<Option<SweepRow>, StoreError> {
+                let sql = format!(
+                    "SELECT {SWEEP_COLUMNS} FROM sweeps WHERE run_id = $1 AND repository = $2"
+                );
+                Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                    .bind(run_id)
+                    .bind(repository)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn record_sweep_job(&self, j: &SweepJob) -> Result<bool, StoreError> {
+                // Events arrive out of order and more than once: a row only
+                // moves forward (attempt, then queued < in_progress < completed).
+                let n = sqlx::query(
+                    "INSERT INTO sweep_jobs (sweep_id, name, attempt, status, conclusion, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6) \
+                     ON CONFLICT (sweep_id, name) DO UPDATE SET attempt = excluded.attempt, \
+                     status = excluded.status, conclusion = excluded.conclusion, \
+                     updated_at = excluded.updated_at \
+                     WHERE excluded.attempt > sweep_jobs.attempt \
+                     OR (excluded.attempt = sweep_jobs.attempt AND \
+                     (CASE excluded.status WHEN 'queued' THEN 0 WHEN 'in_progress' THEN 1 ELSE 2 END) > \
+                     (CASE sweep_jobs.status WHEN 'queued' THEN 0 WHEN 'in_progress' THEN 1 ELSE 2 END))",
+                )
+                .bind(&j.sweep_id)
+                .bind(&j.name)
+                .bind(j.attempt)
+                .bind(&j.status)
+                .bind(&j.conclusion)
+                .bind(j.updated_at)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn sweep_jobs(&self, sweep_id: &str) -> Result<Vec<SweepJob>, StoreError> {
+                Ok(sqlx::query_as(
+                    "SELECT sweep_id, name, attempt, status, conclusion, updated_at \
+                     FROM sweep_jobs WHERE sweep_id = $1 ORDER BY name",
+                )
+                .bind(sweep_id)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
             async fn update_sweep(
                 &self,
                 id: &str,

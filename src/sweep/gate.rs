@@ -15,6 +15,10 @@ pub struct GateInput<'a> {
     pub changelog: Option<&'a GateReport>,
     /// For fork PRs: who applied the primary label last, and their role.
     pub labeler: Option<(&'a str, RepoRole)>,
+    pub head_sha: &'a str,
+    /// For fork PRs: the commit a user with write access labelled (the
+    /// sweep is bound to it; a new push needs a new label).
+    pub fork_bound: Option<&'a str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,8 +100,20 @@ pub fn decide(input: &GateInput<'_>) -> GateOutcome {
     if input.fork
         && let [label] = primary.as_slice()
     {
+        let short = |s: &str| s[..s.len().min(8)].to_owned();
         match input.labeler {
-            Some((_, role)) if role >= RepoRole::Write => {}
+            Some((_, role)) if role >= RepoRole::Write => match input.fork_bound {
+                Some(sha) if sha == input.head_sha => {}
+                Some(sha) => reasons.push(format!(
+                    "on a fork PR the `{label}` label allows a sweep of the commit it was applied on ({}); the head is now {}: a user with write access must apply it again",
+                    short(sha),
+                    short(input.head_sha)
+                )),
+                None => reasons.push(format!(
+                    "on a fork PR the `{label}` label allows a sweep of the commit it was applied on, and it was applied before {} was pushed: a user with write access must apply it again",
+                    short(input.head_sha)
+                )),
+            },
             Some((who, role)) => reasons.push(format!(
                 "on a fork PR the `{label}` label must be applied by a user with write access; @{who} has {role}"
             )),
@@ -146,6 +162,8 @@ mod tests {
             head_message: msg,
             changelog: report,
             labeler,
+            head_sha: "1111111111",
+            fork_bound: Some("1111111111"),
         })
     }
 
@@ -228,5 +246,27 @@ mod tests {
             ),
             GateOutcome::Allowed { .. }
         ));
+        // The label binds the fork's sweep to the commit it was applied on.
+        let cfg = RepoConfig::default();
+        let moved = |bound| {
+            decide(&GateInput {
+                cfg: &cfg,
+                labels: &one,
+                draft: false,
+                fork: true,
+                head_message: "",
+                changelog: Some(&good),
+                labeler: Some(("maint", RepoRole::Maintain)),
+                head_sha: "2222222222",
+                fork_bound: bound,
+            })
+        };
+        assert_eq!(
+            moved(Some("1111111111")),
+            GateOutcome::Refused(vec![
+                "on a fork PR the `full-sweep-fail-fast` label allows a sweep of the commit it was applied on (11111111); the head is now 22222222: a user with write access must apply it again".into()
+            ])
+        );
+        assert!(matches!(moved(None), GateOutcome::Refused(_)));
     }
 }

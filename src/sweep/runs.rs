@@ -31,6 +31,14 @@ pub struct ArtifactFacts {
     pub expired: bool,
 }
 
+/// A run sweepgate dispatched ran on the default branch: the commit it
+/// tested is its sweep's head. Other runs keep their head.
+pub fn tested_head(run: &mut RunFacts, swept: &[crate::store::SweepRow]) {
+    if let Some(s) = swept.iter().find(|s| s.run_id == Some(run.id.0 as i64)) {
+        run.head_sha = s.head_sha.clone();
+    }
+}
+
 /// A label event of the PR timeline.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelEvent {

@@ -25,7 +25,8 @@ use crate::github::{Api, GitHubError, GitHubSource};
 use crate::ids::{PrNumber, RepoName, RunId};
 use crate::recipe::codeowners::{self, Owner};
 use crate::repo::RepoSource;
-use crate::sweep::runs::labels_at;
+use crate::store::SweepRow;
+use crate::sweep::runs::{labels_at, tested_head};
 
 /// What to assess.
 pub struct Request<'a> {
@@ -39,6 +40,40 @@ pub struct Request<'a> {
     pub cfg: &'a RepoConfig,
     pub default_branch: &'a str,
     pub today: NaiveDate,
+    /// The sweeps sweepgate dispatched for the PR: their runs ran on the
+    /// default branch, and each tested its sweep's head.
+    pub swept: &'a [SweepRow],
+}
+
+/// The check runs of the completed dispatched sweeps on the assessed
+/// commits, by the PR commit each sweep tested: GitHub files them under
+/// the default-branch commit the run checked out.
+async fn dispatched_check_runs(
+    api: &Api,
+    repo: &RepoName,
+    swept: &[SweepRow],
+    shas: &BTreeSet<String>,
+) -> Result<Vec<(String, Vec<CheckRun>)>, GitHubError> {
+    let mut out = Vec::new();
+    for s in swept.iter().filter(|s| shas.contains(&s.head_sha)) {
+        let Some(run_id) = s.run_id else { continue };
+        let Some(run) = api.workflow_run(repo, RunId(run_id as u64)).await? else {
+            continue;
+        };
+        let runs: Vec<CheckRun> = api
+            .latest_check_runs(repo, &run.head_sha)
+            .await?
+            .into_iter()
+            .filter(|c| {
+                c.details_url
+                    .as_deref()
+                    .and_then(crate::checks::c01_sweep::run_id_of)
+                    == Some(run_id as u64)
+            })
+            .collect();
+        out.push((s.head_sha.clone(), runs));
+    }
+    Ok(out)
 }
 
 /// Artifacts whose contents the checks read (`results-and-ingestion.md`).
@@ -185,14 +220,30 @@ async fn find_run(
         .pinned_run
         .or_else(|| newest.as_ref().and_then(|c| c.run_id).map(RunId));
     if let Some(id) = named {
-        return api.workflow_run(req.repo, id).await;
+        let mut run = api.workflow_run(req.repo, id).await?;
+        if let Some(r) = run.as_mut() {
+            tested_head(r, req.swept);
+        }
+        return Ok(run);
     }
     if newest.is_none() {
         return Ok(None);
     }
-    let runs = api
+    let mut runs = api
         .completed_runs(req.repo, &req.cfg.sweep.workflow, head_branch)
         .await?;
+    for s in req.swept.iter().filter(|s| s.state == "completed") {
+        let Some(id) = s.run_id else { continue };
+        if !runs.iter().any(|r| r.id.0 as i64 == id)
+            && let Some(r) = api.workflow_run(req.repo, RunId(id as u64)).await?
+        {
+            runs.push(r);
+        }
+    }
+    for r in runs.iter_mut() {
+        tested_head(r, req.swept);
+    }
+    runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     Ok(runs.into_iter().find(|r| commits.contains(&r.head_sha)))
 }
 
@@ -275,7 +326,7 @@ pub async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, HandlerError
         commits.truncate(i + 1);
     }
     let shas: BTreeSet<String> = commits.iter().map(|c| c.sha.clone()).collect();
-    let check_runs: BTreeMap<String, Vec<CheckRun>> = futures::stream::iter(shas.clone())
+    let mut check_runs: BTreeMap<String, Vec<CheckRun>> = futures::stream::iter(shas.clone())
         .map(|sha| async move {
             let runs = api.latest_check_runs(repo, &sha).await?;
             Ok::<_, GitHubError>((sha, runs))
@@ -283,6 +334,13 @@ pub async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, HandlerError
         .buffered(8)
         .try_collect()
         .await?;
+    // A dispatched sweep's jobs count for the commit it tested; its check
+    // run replaces one of the same name there (the newer run wins).
+    for (sha, runs) in dispatched_check_runs(api, repo, req.swept, &shas).await? {
+        let list = check_runs.entry(sha).or_default();
+        list.retain(|c| !runs.iter().any(|r| r.name == c.name));
+        list.extend(runs);
+    }
 
     let conv = conversation(api, repo, req.pr).await?;
     let mut req = req;
