@@ -111,6 +111,8 @@ async fn three_replicas_run_every_job_once_and_one_pr_at_a_time() {
     // Jobs of one PR never overlapped and ran in queue order.
     assert!(r.serial_keys >= 4, "{r:?}");
     assert_eq!((r.overlaps, r.out_of_order), (0, 0));
+    // ... although later jobs of a PR were queued while earlier ones ran.
+    assert!(r.contended_pairs > 0, "{r:?}");
     assert_eq!(r.effects.replies, r.effects.commands);
 }
 

@@ -7,7 +7,7 @@ use anyhow::Context;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -52,6 +52,9 @@ pub struct ReplicaReport {
     pub overlaps: usize,
     /// Jobs of one key that ran out of their queue order.
     pub out_of_order: usize,
+    /// Consecutive jobs of one key where the later was queued before the
+    /// earlier finished (the serialization had something to hold back).
+    pub contended_pairs: usize,
     pub store: StoreCounts,
     pub effects: EffectCounts,
     pub duration_s: f64,
@@ -75,10 +78,11 @@ impl ReplicaReport {
                     .join("/")
             ),
             result: format!(
-                "{} lost, {} jobs run twice, {} overlapping jobs of one PR, {} duplicate comments, {} duplicate dispatches",
+                "{} lost, {} jobs run twice, {} overlapping jobs of one PR ({} queued behind a running one), {} duplicate comments, {} duplicate dispatches",
                 self.store.lost,
                 self.jobs_run_twice,
                 self.overlaps,
+                self.contended_pairs,
                 self.effects.duplicate_comments + self.effects.duplicate_replies,
                 self.effects.duplicate_dispatches
             ),
@@ -129,25 +133,47 @@ pub fn job_runs(log: &str, replica: usize) -> Vec<JobRun> {
         .collect()
 }
 
-/// Overlapping and out-of-order pairs among runs of the same serial key.
-pub fn serialization(runs: &[JobRun]) -> (usize, usize, usize) {
+/// How the runs of each serial key relate, pair by pair (in start order).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Serialization {
+    pub keys: usize,
+    /// The later job started before the earlier one finished.
+    pub overlaps: usize,
+    /// The later job is older in the queue.
+    pub out_of_order: usize,
+    /// The later job was queued before the earlier one finished: it had to
+    /// wait for it (what makes the check meaningful).
+    pub contended: usize,
+}
+
+/// `created`: each job's enqueue time, from the store.
+pub fn serialization(runs: &[JobRun], created: &HashMap<i64, i64>) -> Serialization {
     let mut by_key: BTreeMap<&str, Vec<&JobRun>> = BTreeMap::new();
     for r in runs.iter().filter(|r| !r.serial_key.is_empty()) {
         by_key.entry(&r.serial_key).or_default().push(r);
     }
-    let (mut overlaps, mut out_of_order) = (0, 0);
+    let mut s = Serialization {
+        keys: by_key.len(),
+        ..Serialization::default()
+    };
     for list in by_key.values_mut() {
         list.sort_by_key(|r| (r.started_ms, r.job));
         for pair in list.windows(2) {
             if pair[1].started_ms < pair[0].finished_ms {
-                overlaps += 1;
+                s.overlaps += 1;
             }
             if pair[1].job < pair[0].job {
-                out_of_order += 1;
+                s.out_of_order += 1;
+            }
+            if created
+                .get(&pair[1].job)
+                .is_some_and(|c| *c < pair[0].finished_ms)
+            {
+                s.contended += 1;
             }
         }
     }
-    (by_key.len(), overlaps, out_of_order)
+    s
 }
 
 pub async fn run(o: &ReplicaOpts) -> anyhow::Result<ReplicaReport> {
@@ -212,7 +238,8 @@ async fn run_on(o: &ReplicaOpts, db_url: &str, store: &Store) -> anyhow::Result<
     for r in &runs {
         jobs_per_replica[r.replica] += 1;
     }
-    let (serial_keys, overlaps, out_of_order) = serialization(&runs);
+    let created: HashMap<i64, i64> = jobs.iter().map(|j| (j.id, j.created_at)).collect();
+    let serial = serialization(&runs, &created);
     Ok(ReplicaReport {
         replicas: REPLICAS,
         deliveries: d,
@@ -220,9 +247,10 @@ async fn run_on(o: &ReplicaOpts, db_url: &str, store: &Store) -> anyhow::Result<
         job_runs: runs.len(),
         jobs_run_twice,
         jobs_never_logged,
-        serial_keys,
-        overlaps,
-        out_of_order,
+        serial_keys: serial.keys,
+        overlaps: serial.overlaps,
+        out_of_order: serial.out_of_order,
+        contended_pairs: serial.contended,
         store: store_counts,
         effects: effect_counts,
         duration_s: started.elapsed().as_secs_f64(),
@@ -253,7 +281,16 @@ mod tests {
             run(4, "b", 45, 50),
             run(6, "", 0, 100),
         ];
-        assert_eq!(serialization(&runs), (2, 1, 1));
+        let created = HashMap::from([(2, 5), (5, 1), (4, 42)]);
+        assert_eq!(
+            serialization(&runs, &created),
+            Serialization {
+                keys: 2,
+                overlaps: 1,
+                out_of_order: 1,
+                contended: 2
+            }
+        );
     }
 
     #[test]
