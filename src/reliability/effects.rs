@@ -37,10 +37,14 @@ pub struct EffectCounts {
     pub duplicate_dispatches: usize,
     /// Labelled PRs without exactly one sweep.
     pub missing_sweeps: usize,
+    pub undispatched_sweeps: usize,
+    pub unknown_dispatches: usize,
     pub staging_requests: usize,
     pub staged_keys: usize,
     pub lost_stagings: usize,
     pub unauthorized_stagings: usize,
+    /// What each violation was about.
+    pub details: Vec<String>,
 }
 
 impl EffectCounts {
@@ -64,12 +68,9 @@ impl EffectCounts {
         );
         check(self.lost_stagings, "authorized /use never staged");
         check(self.unauthorized_stagings, "stagings nobody authorized");
-        if self.workflow_dispatches != self.sweeps_stored {
-            v.push(format!(
-                "{} workflow dispatches for {} stored sweeps",
-                self.workflow_dispatches, self.sweeps_stored
-            ));
-        }
+        check(self.undispatched_sweeps, "stored sweeps never dispatched");
+        check(self.unknown_dispatches, "dispatches of no stored sweep");
+        v.extend(self.details.iter().cloned());
         v
     }
 }
@@ -111,11 +112,34 @@ pub async fn count(
 
     let mut sweeps = BTreeMap::new();
     let prs: BTreeSet<u64> = effects.comments.iter().map(|cm| cm.pr).collect();
-    for pr in prs.iter().chain(&expected.labelled) {
+    let dispatched: HashSet<&str> = effects
+        .workflow_dispatches
+        .iter()
+        .filter_map(|d| d.sweep_id.as_deref())
+        .collect();
+    let mut stored_ids = HashSet::new();
+    for pr in prs.union(&expected.labelled) {
         let stored = store.pr_sweeps(repo, *pr as i64).await?;
         sweeps.insert(*pr, stored.len());
+        for s in stored {
+            if !dispatched.contains(s.sweep_id.as_str()) {
+                c.undispatched_sweeps += 1;
+                c.details.push(format!(
+                    "PR #{pr}: sweep {} ({}, run {:?}, {}) was never dispatched",
+                    s.sweep_id,
+                    s.state,
+                    s.run_id,
+                    s.reason.as_deref().unwrap_or("")
+                ));
+            }
+            stored_ids.insert(s.sweep_id);
+        }
     }
     c.sweeps_stored = sweeps.values().sum();
+    c.unknown_dispatches = dispatched
+        .iter()
+        .filter(|id| !stored_ids.contains(**id))
+        .count();
     c.missing_sweeps = expected
         .labelled
         .iter()
