@@ -70,6 +70,7 @@ pub async fn start(
     let wake = Arc::new(Notify::new());
     let queue_cfg = QueueConfig {
         workers: cfg.workers,
+        lease: cfg.lease,
         ..QueueConfig::default()
     };
     let pool = WorkerPool::start(

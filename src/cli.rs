@@ -80,6 +80,12 @@ enum Command {
     /// Run the performance benchmarks and write `docs/performance.md`
     /// (`--quick`, `--out PATH`, `--only NAME`).
     Bench(crate::bench::BenchArgs),
+    /// Serve the sandbox GitHub as its own process, with a seeded world and
+    /// a control API under `/_sandbox/control/` (for reliability runs).
+    Sandbox(crate::sandbox::process::SandboxArgs),
+    /// Reliability runs against real processes: `crash`, `replicas`,
+    /// `load`, and `send` (the load process).
+    Reliability(crate::reliability::ReliabilityArgs),
     /// Print the GitHub App manifest (least-privilege permissions, events).
     AppManifest {
         /// Public base URL of this server (the webhook is `<url>/webhook`).
@@ -156,6 +162,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })
         }
         Command::Bench(args) => crate::bench::main(args),
+        Command::Sandbox(args) => {
+            crate::app::init_logging_at(crate::config::server::LogFormat::Text, "warn");
+            runtime()?.block_on(crate::sandbox::process::run(args))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Reliability(args) => {
+            crate::app::init_logging_at(crate::config::server::LogFormat::Text, "warn");
+            runtime()?.block_on(crate::reliability::main(args))
+        }
         Command::AppManifest { public_url } => {
             print!("{}", crate::deploy::app_manifest_json(&public_url)?);
             Ok(ExitCode::SUCCESS)

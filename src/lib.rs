@@ -24,6 +24,7 @@ pub mod matrix;
 pub mod progress;
 pub mod queue;
 pub mod recipe;
+pub mod reliability;
 pub mod repo;
 pub mod sandbox;
 pub mod server;

@@ -36,6 +36,8 @@ impl Load {
 pub struct Db {
     pub store: Store,
     pub label: String,
+    /// The database's URL, for processes that open it themselves.
+    pub url: String,
     _dir: Option<tempfile::TempDir>,
     pg: Option<(String, String)>,
 }
@@ -50,6 +52,7 @@ impl Db {
         Ok(Db {
             store,
             label: "SQLite (WAL, synchronous=NORMAL)".into(),
+            url,
             _dir: Some(dir),
             pg: None,
         })
@@ -82,6 +85,7 @@ impl Db {
         Ok(Db {
             store,
             label: "PostgreSQL (synchronous_commit as configured, default on)".into(),
+            url: url.to_string(),
             _dir: None,
             pg: Some((admin.to_owned(), name)),
         })

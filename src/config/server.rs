@@ -90,6 +90,10 @@ pub struct ServerArgs {
     /// one the dashboard is read-only.
     #[arg(long, env = "SWEEPGATE_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
+    /// Seconds a worker's claim on a job lasts without a heartbeat: how
+    /// soon another worker takes over the jobs of a crashed one.
+    #[arg(long, env = "SWEEPGATE_LEASE_SECS")]
+    pub lease_secs: Option<u64>,
 }
 
 /// The optional TOML file.
@@ -108,6 +112,7 @@ struct FileConfig {
     public_url: Option<String>,
     log_format: Option<LogFormat>,
     admin_token: Option<Secret>,
+    lease_secs: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -124,6 +129,7 @@ pub struct ServerConfig {
     pub public_url: Option<String>,
     pub log_format: LogFormat,
     pub admin_token: Option<Secret>,
+    pub lease: std::time::Duration,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite:sweepgate.db";
@@ -144,6 +150,7 @@ impl Default for ServerConfig {
             public_url: None,
             log_format: LogFormat::Text,
             admin_token: None,
+            lease: std::time::Duration::from_secs(60),
         }
     }
 }
@@ -209,6 +216,10 @@ impl ServerConfig {
                 .map(Secret::new)
                 .or(file.admin_token)
                 .filter(|s| !s.0.is_empty()),
+            lease: args
+                .lease_secs
+                .or(file.lease_secs)
+                .map_or(d.lease, |s| std::time::Duration::from_secs(s.max(1))),
         };
         Ok(cfg)
     }

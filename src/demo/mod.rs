@@ -15,7 +15,7 @@ const KEY_PEM: &str = include_str!("../sandbox/app-key.pem");
 
 /// The demo repository's default branch: excerpts of the real benchmark
 /// repository (Apache-2.0), embedded so the demo needs nothing on disk.
-const FILES: &[(&str, &str)] = &[
+pub(crate) const FILES: &[(&str, &str)] = &[
     ("README.md", include_str!("repo/README.md")),
     ("LICENSE", include_str!("repo/LICENSE")),
     ("MODELS.md", include_str!("repo/MODELS.md")),
@@ -213,24 +213,11 @@ impl Script {
         let s = self.sandbox.clone();
         s.create_branch(OWNER, REPO, "dsv4-h200-tp4", "main")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let master = format!(
-            "{}\n{}",
-            include_str!("repo/configs/nvidia-master.yaml").trim_end(),
-            "      - { tp: 4, ep: 1, dp-attn: false, conc-start: 1, conc-end: 64 }\n"
-        );
-        let changelog = format!(
-            "{}\n{}",
-            include_str!("repo/perf-changelog.yaml").trim_end(),
-            "\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"Add a TP4 point\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n"
-        );
         s.commit_as(
             OWNER,
             REPO,
             "dsv4-h200-tp4",
-            &[
-                Change::write("configs/nvidia-master.yaml", master),
-                Change::write("perf-changelog.yaml", changelog),
-            ],
+            &tp4_change(),
             "Add a TP4 point to dsv4-fp8-h200-vllm",
             "vendor-dev",
         )
@@ -406,6 +393,25 @@ impl Script {
     }
 }
 
+/// The demo PR's change: a TP4 point for dsv4-fp8-h200-vllm and its
+/// changelog entry.
+pub(crate) fn tp4_change() -> Vec<Change> {
+    let master = format!(
+        "{}\n{}",
+        include_str!("repo/configs/nvidia-master.yaml").trim_end(),
+        "      - { tp: 4, ep: 1, dp-attn: false, conc-start: 1, conc-end: 64 }\n"
+    );
+    let changelog = format!(
+        "{}\n{}",
+        include_str!("repo/perf-changelog.yaml").trim_end(),
+        "\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"Add a TP4 point\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n"
+    );
+    vec![
+        Change::write("configs/nvidia-master.yaml", master),
+        Change::write("perf-changelog.yaml", changelog),
+    ]
+}
+
 /// The CODEOWNER who signs in the demo.
 const SIGNER: &str = "ankur-singh";
 
@@ -422,7 +428,7 @@ fn signoff() -> String {
 }
 
 /// The run's `agg_eval_all.json`: gsm8k on the TP8 curve.
-fn eval_rows() -> String {
+pub(crate) fn eval_rows() -> String {
     serde_json::json!([{
         "model_prefix": "dsv4",
         "model": "deepseek-ai/DeepSeek-V4-Pro",
@@ -446,7 +452,7 @@ fn eval_rows() -> String {
 /// The run's `agg_bmk.json`: a TP4 and a TP8 curve over concurrency, so the
 /// frontier has dominated points (the format of
 /// `fixtures/inferencex/docs/results-and-ingestion.md`).
-fn bench_rows() -> String {
+pub(crate) fn bench_rows() -> String {
     let mut rows = Vec::new();
     for (tp, conc, p90, tput) in [
         (4, 1, 9.8, 310.0),

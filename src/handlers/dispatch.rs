@@ -15,6 +15,9 @@ use crate::store::{
 use crate::sweep::dispatch as pure;
 use serde_json::json;
 
+/// Sweeps whose dispatch request GitHub accepted (or whose run exists).
+const NS_SENT: &str = "sweep-dispatch-sent";
+
 /// How long a sweep's matrix URL stays valid.
 const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 3600 * 1000;
 
@@ -87,15 +90,26 @@ pub async fn on_gate(
         "superseded by a new push or label change",
     )
     .await?;
+    let mut resume = false;
     if let Some(existing) = store.sweep(&id).await? {
-        // Redelivered, or a replica already started it.
-        return Ok(format!(
-            "Sweep `{id}` was dispatched{}.",
-            existing
-                .run_id
-                .map(|r| format!(" as run {r}"))
-                .unwrap_or_default()
-        ));
+        // Stored but perhaps never sent: a crash came between storing and
+        // dispatching. Such a sweep is finished below, its run looked up by
+        // title first so it never starts twice.
+        resume = existing.state == "dispatched"
+            && existing.run_id.is_none()
+            && store.kv_get(NS_SENT, &id).await?.is_none();
+        if resume {
+            tracing::info!(sweep = %id, "resuming a sweep stored but not known to be dispatched");
+        } else {
+            // Redelivered, or a replica already started it.
+            return Ok(format!(
+                "Sweep `{id}` was dispatched{}.",
+                existing
+                    .run_id
+                    .map(|r| format!(" as run {r}"))
+                    .unwrap_or_default()
+            ));
+        }
     }
     let job_list = match job_list(&src, scope, d, primary, modifiers).await? {
         Ok(j) => j,
@@ -118,7 +132,7 @@ pub async fn on_gate(
         primary_label: primary.to_owned(),
         modifiers: modifiers.join(","),
         matrix: doc.to_string(),
-        token_sha256: digest,
+        token_sha256: digest.clone(),
         expires_at: now + TOKEN_LIFETIME_MS,
         state: "dispatched".into(),
         run_id: None,
@@ -127,7 +141,14 @@ pub async fn on_gate(
         created_at: now,
         updated_at: now,
     };
-    if !store.create_sweep(&row).await? {
+    if resume {
+        // Only the first attempt's token digest was kept: serve a new token.
+        let change = SweepUpdate {
+            token_sha256: Some(&digest),
+            ..SweepUpdate::default()
+        };
+        store.update_sweep(&id, &change, now).await?;
+    } else if !store.create_sweep(&row).await? {
         return Ok(format!("Sweep `{id}` was dispatched."));
     }
     // A restart between storing and dispatching must not start it twice.
@@ -161,6 +182,7 @@ pub async fn on_gate(
             }
         }
     };
+    store.kv_put(NS_SENT, &id, "sent", now_ms()).await?;
     if let Some(run) = run {
         store
             .update_sweep(

@@ -185,6 +185,7 @@ impl Worker {
     }
 
     async fn work_in_span(&mut self, claimed: Claimed) {
+        let started_ms = now_ms();
         let run = self.runner.run(&self.store, &claimed.job);
         tokio::pin!(run);
         let mut heartbeat = tokio::time::interval(self.cfg.lease / 3);
@@ -226,6 +227,15 @@ impl Worker {
             }
             return;
         };
+        // Claim and end times: `sweepgate reliability replicas` reads these
+        // from several processes' logs to check per-key serialization.
+        tracing::debug!(
+            job_id = claimed.job.id,
+            serial_key = claimed.job.serial_key.as_deref().unwrap_or(""),
+            started_ms,
+            finished_ms = now,
+            "job ran"
+        );
         let label = if result.is_ok() { "done" } else { "failed" };
         crate::telemetry::job_finished(&claimed.job.kind, label, seconds);
         let outcome = match result {

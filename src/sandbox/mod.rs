@@ -19,6 +19,7 @@ mod faults;
 mod git;
 mod json;
 mod ops;
+pub mod process;
 mod routes;
 mod state;
 
@@ -201,6 +202,16 @@ impl Sandbox {
 
     /// Starts on a chosen address (the demo uses a fixed port).
     pub async fn bind(config: SandboxConfig, addr: &str) -> std::io::Result<(Sandbox, String)> {
+        Self::bind_with(config, addr, axum::Router::new()).await
+    }
+
+    /// Like `bind`, with `extra` routes (the sandbox process's control API)
+    /// served beside the GitHub API, outside its request log and faults.
+    pub(crate) async fn bind_with(
+        config: SandboxConfig,
+        addr: &str,
+        extra: axum::Router,
+    ) -> std::io::Result<(Sandbox, String)> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let base = format!("http://{addr}");
@@ -234,8 +245,13 @@ impl Sandbox {
             faults: Mutex::new(faults::Faults::default()),
             seq: AtomicU64::new(0),
         });
-        let app = routes::router(shared.clone());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let sandbox = Sandbox {
+            shared: shared.clone(),
+            addr,
+            _guard: Arc::new(ServerGuard { shutdown: Some(tx) }),
+        };
+        let app = routes::router(shared.clone()).merge(extra);
         tokio::spawn(async move {
             let _ = axum::serve(listener, app)
                 .with_graceful_shutdown(async {
@@ -244,14 +260,7 @@ impl Sandbox {
                 .await;
         });
         tokio::spawn(deliveries::run_worker(Arc::downgrade(&shared)));
-        Ok((
-            Sandbox {
-                shared,
-                addr,
-                _guard: Arc::new(ServerGuard { shutdown: Some(tx) }),
-            },
-            base,
-        ))
+        Ok((sandbox, base))
     }
 
     pub fn base_url(&self) -> String {

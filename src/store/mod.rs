@@ -287,6 +287,8 @@ pub struct SweepUpdate<'a> {
     pub run_id: Option<i64>,
     pub conclusion: Option<&'a str>,
     pub reason: Option<&'a str>,
+    /// A new matrix token's digest (a dispatch resumed after a crash).
+    pub token_sha256: Option<&'a str>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

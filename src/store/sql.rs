@@ -581,13 +581,15 @@ macro_rules! sql_store {
                 let n = sqlx::query(
                     "UPDATE sweeps SET state = COALESCE($2, state), \
                      run_id = COALESCE($3, run_id), conclusion = COALESCE($4, conclusion), \
-                     reason = COALESCE($5, reason), updated_at = $6 WHERE sweep_id = $1",
+                     reason = COALESCE($5, reason), token_sha256 = COALESCE($6, token_sha256), \
+                     updated_at = $7 WHERE sweep_id = $1",
                 )
                 .bind(id)
                 .bind(c.state)
                 .bind(c.run_id)
                 .bind(c.conclusion)
                 .bind(c.reason)
+                .bind(c.token_sha256)
                 .bind(now)
                 .execute(&self.pool)
                 .await?
