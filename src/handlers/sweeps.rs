@@ -21,6 +21,9 @@ use std::collections::HashSet;
 const NS_PIN: &str = "pin";
 const NS_STAGED: &str = "staging-sent";
 const NS_REPLY: &str = "staging-reply";
+/// Fork PRs: who applied the primary label on which head (`CONTRACTS.md`
+/// §3: the sweep is bound to the head at that moment).
+const NS_FORK_LABEL: &str = "fork-label";
 
 /// Whether a run belongs to the repository's sweep workflow.
 fn is_sweep_run(cfg: &RepoConfig, path: Option<&str>) -> bool {
@@ -563,6 +566,21 @@ impl Handler for SweepGate {
         let fork = pr.is_fork();
         let labeler = if fork {
             let primary = labels.iter().find(|l| cfg.labels.primary.contains(l));
+            // The `labeled` delivery (signed by GitHub) names the head the
+            // label was applied on; a later push finds no label on its head.
+            let bound_key = |label: &str| format!("{repo}#{}@{}:{label}", pr.number, head.sha);
+            if ev.action == "labeled"
+                && let (Some(l), Some(sender)) = (&ev.label, &ev.sender)
+                && primary == Some(&l.name)
+            {
+                ctx.store
+                    .kv_put(NS_FORK_LABEL, &bound_key(&l.name), &sender.login, now_ms())
+                    .await?;
+            }
+            let bound = match primary {
+                Some(p) => ctx.store.kv_get(NS_FORK_LABEL, &bound_key(p)).await?,
+                None => None,
+            };
             let events = api.label_events(repo, pr.number).await?;
             let who = primary.and_then(|p| {
                 events
@@ -571,6 +589,8 @@ impl Handler for SweepGate {
                     .max_by_key(|e| e.at)
                     .and_then(|e| e.actor.clone())
             });
+            // The newest application must be the one made on this head.
+            let who = who.filter(|w| bound.as_deref() == Some(w.as_str()));
             match who {
                 Some(who) => {
                     let perm = api.collaborator_permission(repo, &who).await?;

@@ -102,7 +102,7 @@ pub fn decide(input: &GateInput<'_>) -> GateOutcome {
                 "on a fork PR the `{label}` label must be applied by a user with write access; @{who} has {role}"
             )),
             None => reasons.push(format!(
-                "on a fork PR the `{label}` label must be applied by a user with write access, and nobody did"
+                "on a fork PR the `{label}` label must be applied by a user with write access after the newest push, and nobody did"
             )),
         }
     }
