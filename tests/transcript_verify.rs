@@ -609,8 +609,8 @@ async fn verify_reruns_the_verifier_for_the_signer() {
 }
 
 /// A PASS applies only to the commit it assessed (issue 8, security): a
-/// push after it gets no success status and no passing verdict check run,
-/// not even when the signer asks `/verify` on the new head.
+/// push after it gets no success status and no passing verdict check run
+/// (only a new verdict on the new head, e.g. by `/verify`, can give one).
 #[tokio::test]
 async fn a_pass_does_not_carry_over_to_a_new_push() {
     let mut seed = seed002().await;
@@ -626,17 +626,7 @@ async fn a_pass_does_not_carry_over_to_a_new_push() {
         )
         .unwrap();
     seed.w.deliver().await;
-    let cmd = seed
-        .pr
-        .post_comment(SIGNER, "COLLABORATOR", "/verify")
-        .unwrap();
-    seed.w.deliver().await;
-    let said = seed.w.take_comments(pr);
-    assert!(
-        said.iter()
-            .any(|c| c.starts_with(&format!("<!-- sweepgate:reply comment={cmd} -->"))),
-        "{said:#?}"
-    );
+    seed.w.take_comments(pr);
     let s = &seed.w.sandbox;
     let success = |sha: &str| {
         s.statuses(OWNER, REPO, sha)
