@@ -14,14 +14,13 @@ mod common;
 
 use axum::body::Body;
 use axum::http::Request;
-use common::transcript::{ADMIN_TOKEN, KEY_PEM, OWNER, REPO, Setup, World, fixture_files};
+use common::transcript::{ADMIN_TOKEN, DISPATCH_ONLY, KEY_PEM, OWNER, REPO, World, dispatch_world};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use sweepgate::sandbox::{Change, Fault, PullRequestSpec};
 use tower::ServiceExt;
 
 const PUBLIC: &str = "https://gate.example.com";
-const DISPATCH_ONLY: &str = "name: Run sweep\nrun-name: \"Sweep ${{ inputs.sweep-id }}\"\non:\n  workflow_dispatch:\n    inputs:\n      sweep-id:\n        required: true\n";
 const LABEL: &str = "full-sweep-fail-fast";
 const GATE_CHECK: &str = "sweepgate / sweep-gate";
 
@@ -38,39 +37,8 @@ fn changelog_append(description: &str) -> Change {
     ))
 }
 
-/// A world in `dispatch` mode, where sweepgate itself starts the sweeps.
-async fn dispatch_world() -> World {
-    let mut files = fixture_files();
-    files.push((
-        ".github/sweepgate.toml".into(),
-        b"[sweep]\nmode = \"dispatch\"\n".to_vec(),
-    ));
-    files.push((
-        ".github/workflows/run-sweep.yml".into(),
-        DISPATCH_ONLY.as_bytes().to_vec(),
-    ));
-    let w = World::with_setup(
-        common::TestDb::sqlite().await,
-        Setup {
-            files: Some(files),
-            public_url: Some(PUBLIC.into()),
-            ..Setup::default()
-        },
-    )
-    .await;
-    w.sandbox
-        .add_workflow(OWNER, REPO, "run-sweep.yml", "Run sweep")
-        .unwrap();
-    w.sandbox
-        .configure_workflow(
-            OWNER,
-            REPO,
-            "run-sweep.yml",
-            Some("Sweep ${{ inputs.sweep-id }}"),
-            true,
-        )
-        .unwrap();
-    w
+async fn dispatched() -> World {
+    dispatch_world(DISPATCH_ONLY, PUBLIC).await
 }
 
 /// The newest conclusion of the gate's check run on `sha`.
@@ -292,7 +260,7 @@ fn logs() -> &'static Captured {
 #[tokio::test]
 async fn secrets_tokens_and_keys_never_reach_the_logs() {
     let logs = logs();
-    let mut w = dispatch_world().await;
+    let mut w = dispatched().await;
     // A dispatched sweep: a matrix token in a URL sweepgate builds.
     let pr = w.open_pr("dsv4-h200", &[changelog_append("Retune TP8")], "vendor-dev");
     pr.add_label(LABEL, "maint").unwrap();
@@ -379,7 +347,7 @@ async fn secrets_tokens_and_keys_never_reach_the_logs() {
 
 #[tokio::test]
 async fn a_fork_pr_sweeps_only_on_a_maintainers_label_bound_to_its_head() {
-    let mut w = dispatch_world().await;
+    let mut w = dispatched().await;
     let s = w.sandbox.clone();
     s.set_permission(OWNER, REPO, "triager", "triage", "triage")
         .unwrap();
@@ -464,7 +432,7 @@ async fn a_fork_pr_sweeps_only_on_a_maintainers_label_bound_to_its_head() {
 
 #[tokio::test]
 async fn the_matrix_endpoint_refuses_wrong_missing_and_expired_tokens() {
-    let mut w = dispatch_world().await;
+    let mut w = dispatched().await;
     let a = w.open_pr("dsv4-h200", &[changelog_append("Retune TP8")], "vendor-dev");
     a.add_label(LABEL, "maint").unwrap();
     w.deliver().await;
