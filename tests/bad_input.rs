@@ -366,6 +366,13 @@ async fn every_bad_delivery_gets_its_status_and_effect() {
             .unwrap();
         assert_eq!(resp.status(), StatusCode::OK, "replay of {}", c.name);
     }
+    // The figures of docs/reliability/bad-input.json.
+    eprintln!(
+        "bad input: {} deliveries ({} accepted), {} replays",
+        cases.len(),
+        accepted.len(),
+        accepted.len()
+    );
     let counts = db.store.queue_counts().await.unwrap();
     assert_eq!(
         counts.pending as usize,

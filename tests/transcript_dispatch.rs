@@ -5,14 +5,13 @@
 //! has a `pull_request` trigger keeps dispatch mode off.
 mod common;
 
-use common::transcript::{OWNER, REPO, Setup, World, fixture_files, github_for};
+use common::transcript::{DISPATCH_ONLY, OWNER, REPO, World, dispatch_world, github_for};
 use serde_json::Value;
 use sweepgate::handlers::{Services, dispatch};
 use sweepgate::matrix::{self, jobs};
 use sweepgate::sandbox::Change;
 
 const PUBLIC: &str = "https://gate.example.com";
-const DISPATCH_ONLY: &str = "name: Run sweep\nrun-name: \"Sweep ${{ inputs.sweep-id }}\"\non:\n  workflow_dispatch:\n    inputs:\n      sweep-id:\n        required: true\n";
 const BOTH_TRIGGERS: &str = "name: Run sweep\non:\n  pull_request:\n  workflow_dispatch:\n";
 
 fn changelog_append(description: &str) -> Change {
@@ -25,37 +24,7 @@ fn changelog_append(description: &str) -> Change {
 }
 
 async fn world(workflow: &str) -> World {
-    let mut files = fixture_files();
-    files.push((
-        ".github/sweepgate.toml".into(),
-        b"[sweep]\nmode = \"dispatch\"\n".to_vec(),
-    ));
-    files.push((
-        ".github/workflows/run-sweep.yml".into(),
-        workflow.as_bytes().to_vec(),
-    ));
-    let w = World::with_setup(
-        common::TestDb::sqlite().await,
-        Setup {
-            files: Some(files),
-            public_url: Some(PUBLIC.into()),
-            ..Setup::default()
-        },
-    )
-    .await;
-    w.sandbox
-        .add_workflow(OWNER, REPO, "run-sweep.yml", "Run sweep")
-        .unwrap();
-    w.sandbox
-        .configure_workflow(
-            OWNER,
-            REPO,
-            "run-sweep.yml",
-            Some("Sweep ${{ inputs.sweep-id }}"),
-            true,
-        )
-        .unwrap();
-    w
+    dispatch_world(workflow, PUBLIC).await
 }
 
 /// The repository model's job list for the appended entry.

@@ -608,6 +608,47 @@ async fn verify_reruns_the_verifier_for_the_signer() {
     seed.w.finish(&[pr]).await;
 }
 
+/// A PASS applies only to the commit it assessed (issue 8, security): a
+/// push after it gets no success status and no passing verdict check run
+/// (only a new verdict on the new head, e.g. by `/verify`, can give one).
+#[tokio::test]
+async fn a_pass_does_not_carry_over_to_a_new_push() {
+    let mut seed = seed002().await;
+    let pr = seed.pr.number;
+    let signoff = seed.signoff.clone();
+    let (_, verdict) = seed.sign(&signoff).await;
+    assert!(verdict.contains("**Verdict: PASS**"));
+    let newer = seed
+        .pr
+        .push(
+            &[Change::write("README.md", "# InferenceX\n\nmore\n")],
+            "docs",
+        )
+        .unwrap();
+    seed.w.deliver().await;
+    seed.w.take_comments(pr);
+    let s = &seed.w.sandbox;
+    let success = |sha: &str| {
+        s.statuses(OWNER, REPO, sha)
+            .into_iter()
+            .filter(|st| st.state == "success")
+            .count()
+    };
+    assert_eq!(
+        success(&seed.head),
+        1,
+        "the assessed commit keeps its status"
+    );
+    assert_eq!(success(&newer), 0, "{:?}", s.statuses(OWNER, REPO, &newer));
+    let passing_runs = s
+        .check_runs(OWNER, REPO, &newer)
+        .into_iter()
+        .filter(|r| r.name == "sweepgate / verdict" && r.conclusion.as_deref() == Some("success"))
+        .count();
+    assert_eq!(passing_runs, 0);
+    seed.w.finish(&[pr]).await;
+}
+
 /// Seed 003: the changelog and the PR contradict the shipped config in
 /// four parsed claims; the sandbox transcript gives Check 15 REVIEW listing
 /// all four (the rest of the verdict is whatever the thin world gives).

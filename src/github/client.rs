@@ -37,10 +37,12 @@ pub struct GitHubConfig {
 /// The entry point: hands out an [`Api`] per installation.
 #[derive(Clone)]
 pub struct GitHub {
-    root: Octocrab,
+    root: Arc<Octocrab>,
     origin: String,
     is_app: bool,
-    installs: Arc<Mutex<HashMap<u64, Octocrab>>>,
+    /// Shared, not cloned: a cloned `Octocrab` copies its token cache, so
+    /// every clone would fetch a token of its own.
+    installs: Arc<Mutex<HashMap<u64, Arc<Octocrab>>>>,
     policy: RetryPolicy,
     sleeper: Arc<dyn Sleeper>,
 }
@@ -57,7 +59,7 @@ impl GitHub {
             // Our policy retries; octocrab's would retry a second time inside it.
             .add_retry_config(RetryConfig::None)
             .set_connect_timeout(Some(Duration::from_secs(10)))
-            .set_read_timeout(Some(Duration::from_secs(30)));
+            .set_read_timeout(Some(cfg.policy.read_timeout));
         let (builder, is_app) = match &cfg.credentials {
             Credentials::App {
                 app_id,
@@ -79,7 +81,7 @@ impl GitHub {
             .origin()
             .ascii_serialization();
         Ok(Self {
-            root,
+            root: Arc::new(root),
             origin,
             is_app,
             installs: Arc::default(),
@@ -112,6 +114,7 @@ impl GitHub {
                     .root
                     .installation(octocrab::models::InstallationId(id.0))
                     .map_err(|e| GitHubError::Config(e.to_string()))?;
+                let o = Arc::new(o);
                 map.insert(id.0, o.clone());
                 o
             }
@@ -119,7 +122,7 @@ impl GitHub {
         Ok(self.api(octo))
     }
 
-    fn api(&self, octo: Octocrab) -> Api {
+    fn api(&self, octo: Arc<Octocrab>) -> Api {
         Api {
             octo,
             origin: self.origin.clone(),
@@ -171,7 +174,7 @@ impl Response {
 /// Calls with one identity; cheap to clone.
 #[derive(Clone)]
 pub struct Api {
-    octo: Octocrab,
+    octo: Arc<Octocrab>,
     /// `scheme://host[:port]` of the API, to keep pagination on it.
     origin: String,
     policy: RetryPolicy,

@@ -30,6 +30,9 @@ pub struct RetryPolicy {
     /// Longest wait spent in process; a longer one fails the call with its
     /// `retry_after`, so the queue reschedules the job.
     pub max_wait: Duration,
+    /// How long one attempt may wait for GitHub to send anything; a silent
+    /// connection fails the attempt as a transport error (retried).
+    pub read_timeout: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -38,6 +41,7 @@ impl Default for RetryPolicy {
             attempts: 4,
             base: Duration::from_millis(500),
             max_wait: Duration::from_secs(60),
+            read_timeout: Duration::from_secs(30),
         }
     }
 }

@@ -40,7 +40,10 @@ fn path_seg(p: &str) -> String {
 }
 
 fn remote(e: GitHubError) -> RepoError {
-    RepoError::Remote(e.to_string())
+    RepoError::Remote {
+        message: e.to_string(),
+        retry_after: e.retry_after(),
+    }
 }
 
 #[derive(Deserialize)]
@@ -117,7 +120,7 @@ fn decode(content: &str, what: &str) -> Result<Vec<u8>, RepoError> {
     let clean: String = content.chars().filter(|c| !c.is_whitespace()).collect();
     base64::engine::general_purpose::STANDARD
         .decode(clean)
-        .map_err(|e| RepoError::Remote(format!("{what}: bad base64: {e}")))
+        .map_err(|e| RepoError::remote(format!("{what}: bad base64: {e}")))
 }
 
 impl RepoSource for GitHubSource {
@@ -165,7 +168,7 @@ impl RepoSource for GitHubSource {
                 });
             }
             let c: Contents = serde_json::from_value(answer)
-                .map_err(|e| RepoError::Remote(format!("{url}: {e}")))?;
+                .map_err(|e| RepoError::remote(format!("{url}: {e}")))?;
             if c.kind != "file" && !c.kind.is_empty() {
                 return Err(RepoError::NotAFile {
                     rev: rev.to_owned(),
@@ -180,7 +183,7 @@ impl RepoSource for GitHubSource {
             let blob_url = format!("{}/git/blobs/{}", self.prefix, seg(&c.sha));
             let b: Blob = self.api.get(&blob_url).await.map_err(remote)?;
             if b.encoding != "base64" {
-                return Err(RepoError::Remote(format!(
+                return Err(RepoError::remote(format!(
                     "{blob_url}: unexpected encoding `{}`",
                     b.encoding
                 )));
@@ -196,7 +199,7 @@ impl RepoSource for GitHubSource {
             let t: Tree = self.api.get(&url).await.map_err(remote)?;
             if t.truncated {
                 // A partial list would make "the script exists" checks lie.
-                return Err(RepoError::Remote(format!(
+                return Err(RepoError::remote(format!(
                     "the tree of {rev} is too large for one API answer"
                 )));
             }

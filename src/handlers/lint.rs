@@ -62,7 +62,7 @@ impl Handler for RecipeLint {
             .await
             .map_err(|e| HandlerError::Transient {
                 message: e.to_string(),
-                retry_after: None,
+                retry_after: e.retry_after(),
             })?;
         // A PR's changelog links point at the repository it lives in.
         input.data.repository = repo.0.clone();

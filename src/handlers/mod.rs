@@ -138,7 +138,7 @@ pub async fn read_at(
         .await
         .map_err(|e| HandlerError::Transient {
             message: e.to_string(),
-            retry_after: None,
+            retry_after: e.retry_after(),
         })
 }
 

@@ -41,11 +41,33 @@ pub enum RepoError {
     },
     #[error("could not run git: {0}")]
     Spawn(String),
-    /// The GitHub-backed source could not read (after its retries).
-    #[error("reading through the GitHub API failed: {0}")]
-    Remote(String),
+    /// The GitHub-backed source could not read (after its retries);
+    /// `retry_after` when GitHub said when to come back (a rate limit).
+    #[error("reading through the GitHub API failed: {message}")]
+    Remote {
+        message: String,
+        retry_after: Option<std::time::Duration>,
+    },
     #[error("unexpected git output for {args}: {message}")]
     Output { args: String, message: String },
+}
+
+impl RepoError {
+    pub fn remote(message: String) -> Self {
+        RepoError::Remote {
+            message,
+            retry_after: None,
+        }
+    }
+
+    /// How long the remote asked us to wait before trying again; a retry
+    /// must not come sooner.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            RepoError::Remote { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
 }
 
 /// The kind of a tree entry.

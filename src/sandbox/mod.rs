@@ -462,6 +462,11 @@ impl Sandbox {
         )
     }
 
+    /// Every installation token issued so far (to look for them in logs).
+    pub fn issued_tokens(&self) -> Vec<String> {
+        self.world().tokens.keys().cloned().collect()
+    }
+
     /// Expires every issued installation token (to test renewal).
     pub fn expire_tokens(&self) {
         for t in self.world().tokens.values_mut() {

@@ -87,8 +87,11 @@ fn tree_error(e: CliError) -> HandlerError {
         // cannot help; the message names the file.
         CliError::Parse(file, msg) => HandlerError::Permanent(format!("{file}: {msg}")),
         other => HandlerError::Transient {
+            retry_after: match &other {
+                CliError::Repo(e) => e.retry_after(),
+                _ => None,
+            },
             message: other.to_string(),
-            retry_after: None,
         },
     }
 }

@@ -69,6 +69,45 @@ pub fn fixture_files() -> Vec<(String, Vec<u8>)> {
     .collect()
 }
 
+/// A sweep workflow with only a `workflow_dispatch` trigger.
+pub const DISPATCH_ONLY: &str = "name: Run sweep\nrun-name: \"Sweep ${{ inputs.sweep-id }}\"\non:\n  workflow_dispatch:\n    inputs:\n      sweep-id:\n        required: true\n";
+
+/// A world in `dispatch` mode (`CONTRACTS.md` §5) whose sweep workflow on
+/// the default branch is `workflow`, its dashboard at `public_url`.
+pub async fn dispatch_world(workflow: &str, public_url: &str) -> World {
+    let mut files = fixture_files();
+    files.push((
+        ".github/sweepgate.toml".into(),
+        b"[sweep]\nmode = \"dispatch\"\n".to_vec(),
+    ));
+    files.push((
+        ".github/workflows/run-sweep.yml".into(),
+        workflow.as_bytes().to_vec(),
+    ));
+    let w = World::with_setup(
+        TestDb::sqlite().await,
+        Setup {
+            files: Some(files),
+            public_url: Some(public_url.into()),
+            ..Setup::default()
+        },
+    )
+    .await;
+    w.sandbox
+        .add_workflow(OWNER, REPO, "run-sweep.yml", "Run sweep")
+        .unwrap();
+    w.sandbox
+        .configure_workflow(
+            OWNER,
+            REPO,
+            "run-sweep.yml",
+            Some("Sweep ${{ inputs.sweep-id }}"),
+            true,
+        )
+        .unwrap();
+    w
+}
+
 /// A GitHub client authenticated as the sandbox's App.
 pub fn github_for(sandbox: &Sandbox) -> GitHub {
     GitHub::new(GitHubConfig {

@@ -47,6 +47,16 @@ pub enum InputError {
     Data(#[from] DataError),
 }
 
+impl InputError {
+    /// A rate limit's `Retry-After`, carried to the queue.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            InputError::Repo(e) => e.retry_after(),
+            InputError::Data(_) => None,
+        }
+    }
+}
+
 impl LintInput {
     /// An input with no files, for building one by hand (tests, callers
     /// holding the contents already).
