@@ -17,6 +17,7 @@ pub mod dashboard;
 pub mod demo;
 pub mod deploy;
 pub mod events;
+pub mod fuzzing;
 pub mod github;
 pub mod handlers;
 pub mod ids;

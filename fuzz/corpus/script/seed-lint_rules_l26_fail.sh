@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# L26 (benchmark_lib.sh 1.9): a misspelt client flag makes run_benchmark_serving print Unknown parameter and return 1.
+source "$(dirname "$0")/../../benchmark_lib.sh"
+
+check_env_vars MODEL TP EP_SIZE CONC ISL OSL RESULT_FILENAME
+
+vllm serve "$MODEL" --host 0.0.0.0 --port "$PORT" \
+  --tensor-parallel-size "$TP" \
+  --gpu-memory-utilization 0.9 > "$SERVER_LOG" 2>&1 &
+
+run_benchmark_serving \
+  --model "$MODEL" --port "$PORT" --backend vllm \
+  --input-len "$ISL" --output-len "$OSL" --random-range-ratio 0.8 \
+  --num-prompts $((CONC * 10)) --max-concurrency "$CONC" \
+  --result-filename "$RESULT_FILENAME" --result-dir /workspace/ --use-chat-templates
