@@ -8,6 +8,9 @@ pub mod effects;
 pub mod load;
 pub mod procs;
 pub mod replicas;
+pub mod report;
+
+pub use report::Record;
 
 use anyhow::Context;
 use serde::Serialize;
@@ -37,6 +40,18 @@ pub enum Run {
     /// The load process: sends `--count` signed deliveries to `--url` with
     /// `--concurrency` connections and prints a JSON summary.
     Send(load::SendArgs),
+    /// Writes `docs/reliability.md` from the records the full runs wrote.
+    Report(ReportArgs),
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportArgs {
+    /// The records (`<name>.json`, one per row).
+    #[arg(long, default_value = "docs/reliability")]
+    pub dir: PathBuf,
+    /// The document to write.
+    #[arg(long, default_value = "docs/reliability.md")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -100,18 +115,6 @@ impl Backend {
     }
 }
 
-/// One row of `docs/reliability.md` (the shared record format).
-#[derive(Debug, Clone, Serialize)]
-pub struct Record {
-    pub order: u32,
-    pub property: String,
-    pub tried: String,
-    pub result: String,
-    pub command: String,
-    pub ran_at: String,
-    pub duration_s: f64,
-}
-
 /// Thousands separated by commas, as the records print counts.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();
@@ -131,9 +134,14 @@ pub async fn main(args: ReliabilityArgs) -> anyhow::Result<ExitCode> {
     let ran_at = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
     let record_path = match &args.run {
         Run::Crash(a) | Run::Replicas(a) | Run::Load(a) => a.record.clone(),
-        Run::Send(_) => None,
+        Run::Send(_) | Run::Report(_) => None,
     };
     let (record, figures, violations) = match args.run {
+        Run::Report(a) => {
+            let rows = report::write(&a.dir, &a.out)?;
+            println!("{}: {rows} rows from {}", a.out.display(), a.dir.display());
+            return Ok(ExitCode::SUCCESS);
+        }
         Run::Send(a) => {
             let summary = load::send(&a).await?;
             println!("{}", serde_json::to_string(&summary)?);
