@@ -17,8 +17,11 @@ use crate::recipe::{
 };
 use crate::signoff;
 
+/// A target's body: arbitrary bytes in, a panic on a failed property.
+pub type Body = fn(&[u8]);
+
 /// Every target, by the name of its directory under `fuzz/corpus/`.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("webhook", webhook),
     ("commands", commands),
     ("signoff", signoff),
