@@ -214,7 +214,7 @@ pub async fn activity(
     exp: &mut Expected,
     round: u32,
 ) -> anyhow::Result<()> {
-    if round % 4 == 0 {
+    if round.is_multiple_of(4) {
         prs.extend(sandbox.open_prs(if round == 0 { 3 } else { 1 }).await?);
     }
     const PEOPLE: [(&str, &str); 3] = [
