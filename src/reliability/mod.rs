@@ -43,7 +43,7 @@ pub enum Run {
 pub struct RunArgs {
     #[arg(long, value_enum, default_value = "sqlite")]
     pub backend: Backend,
-    /// Crash: SIGKILL cycles.
+    /// Crash: SIGKILL cycles; replicas: rounds of activity.
     #[arg(long, default_value = "50")]
     pub cycles: u32,
     /// Load: deliveries to send.
@@ -114,15 +114,7 @@ pub struct Record {
 
 /// Thousands separated by commas, as the records print counts.
 pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    crate::bench::report::group(n)
 }
 
 pub async fn main(args: ReliabilityArgs) -> anyhow::Result<ExitCode> {
@@ -153,6 +145,7 @@ pub async fn main(args: ReliabilityArgs) -> anyhow::Result<ExitCode> {
         Run::Replicas(a) => {
             let opts = replicas::ReplicaOpts {
                 bin,
+                rounds: a.cycles,
                 seed: a.seed,
                 pg_url: a.pg_url.clone(),
             };
