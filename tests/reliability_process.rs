@@ -93,6 +93,7 @@ async fn three_replicas_run_every_job_once_and_one_pr_at_a_time() {
     }
     let r = replicas::run(&ReplicaOpts {
         bin: bin(),
+        rounds: 8,
         seed: 8,
         pg_url: pg_url(),
     })

@@ -647,3 +647,57 @@ async fn a_family_over_256_jobs_is_served_in_chunks_of_at_most_256() {
     );
     w.finish(&[pr.number]).await;
 }
+
+#[tokio::test]
+async fn a_sweep_stored_before_a_crash_but_never_dispatched_is_dispatched_once() {
+    let mut w = world(DISPATCH_ONLY).await;
+    let pr = w.open_pr("dsv4-h200", &[changelog_append("Retune TP8")], "vendor-dev");
+    let head = pr.head_sha().unwrap();
+    let repo = format!("{OWNER}/{REPO}");
+    let id =
+        sweepgate::sweep::dispatch::sweep_id(&repo, pr.number, &head, "full-sweep-fail-fast", &[]);
+    // What a first attempt stored before its process was killed: the row,
+    // no run, and a token nobody knows any more.
+    let lost_digest = "0".repeat(64);
+    let now = sweepgate::store::now_ms();
+    assert!(
+        w.db.store
+            .create_sweep(&sweepgate::store::SweepRow {
+                sweep_id: id.clone(),
+                repository: repo.clone(),
+                installation_id: Some(w.installation as i64),
+                pr_number: pr.number as i64,
+                head_sha: head.clone(),
+                base_sha: w.sandbox.branch_sha(OWNER, REPO, "main").unwrap(),
+                primary_label: "full-sweep-fail-fast".into(),
+                modifiers: String::new(),
+                matrix: "{}".into(),
+                token_sha256: lost_digest.clone(),
+                expires_at: now + 3_600_000,
+                state: "dispatched".into(),
+                run_id: None,
+                conclusion: None,
+                reason: None,
+                created_at: now,
+                updated_at: now,
+            })
+            .await
+            .unwrap()
+    );
+    pr.add_label("full-sweep-fail-fast", "maint").unwrap();
+    w.deliver().await;
+    w.take_comments(pr.number);
+
+    // The retry dispatched it, once, and the run is recorded.
+    let dispatches = w.sandbox.workflow_dispatches();
+    assert_eq!(dispatches.len(), 1);
+    assert_eq!(dispatches[0].inputs["sweep-id"], id.as_str());
+    let sweeps = stored_sweeps(&w, pr.number).await;
+    assert_eq!(sweeps.len(), 1);
+    assert_eq!(sweeps[0].run_id, Some(dispatches[0].run_id as i64));
+    assert_ne!(sweeps[0].token_sha256, lost_digest);
+    // The workflow can fetch its matrix with the new token.
+    let url = dispatches[0].inputs["matrix-url"].as_str().unwrap();
+    let path = url.strip_prefix(PUBLIC).unwrap();
+    assert_eq!(w.page(path).await.0, 200);
+}

@@ -305,7 +305,7 @@ impl Report {
 }
 
 /// `1234567` as `1,234,567`.
-fn group(n: u64) -> String {
+pub(crate) fn group(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::effects::{self, EffectCounts, Expected, StoreCounts};
-use super::procs::{SandboxProc, ServerProc, ServerSpec, http_client, post_all};
+use super::procs::{SandboxProc, ServerProc, http_client, post_all, start_world};
 use super::{Backend, Record, RunArgs, thousands};
 use crate::sandbox::process::{SignedDelivery, WorldInfo};
 use crate::store::Store;
@@ -214,7 +214,7 @@ pub async fn activity(
     exp: &mut Expected,
     round: u32,
 ) -> anyhow::Result<()> {
-    if round % 4 == 0 {
+    if round.is_multiple_of(4) {
         prs.extend(sandbox.open_prs(if round == 0 { 3 } else { 1 }).await?);
     }
     const PEOPLE: [(&str, &str); 3] = [
@@ -269,16 +269,7 @@ pub async fn run(o: &CrashOpts) -> anyhow::Result<CrashReport> {
 async fn run_on(o: &CrashOpts, db_url: &str, store: &Store) -> anyhow::Result<CrashReport> {
     let started = Instant::now();
     let dir = tempfile::tempdir()?;
-    let sandbox = SandboxProc::start(&o.bin, o.seed).await?;
-    let world = sandbox.world().await?;
-    let spec = ServerSpec::new(
-        &o.bin,
-        dir.path(),
-        db_url,
-        &sandbox.base,
-        &world.webhook_secret,
-        world.app_id,
-    )?;
+    let (sandbox, world, spec) = start_world(&o.bin, o.seed, dir.path(), db_url).await?;
     let http = http_client();
     let mut rng = StdRng::seed_from_u64(o.seed);
     let mut exp = Expected {

@@ -58,7 +58,7 @@ pub struct ReportArgs {
 pub struct RunArgs {
     #[arg(long, value_enum, default_value = "sqlite")]
     pub backend: Backend,
-    /// Crash: SIGKILL cycles.
+    /// Crash: SIGKILL cycles; replicas: rounds of activity.
     #[arg(long, default_value = "50")]
     pub cycles: u32,
     /// Load: deliveries to send.
@@ -117,15 +117,7 @@ impl Backend {
 
 /// Thousands separated by commas, as the records print counts.
 pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    crate::bench::report::group(n)
 }
 
 pub async fn main(args: ReliabilityArgs) -> anyhow::Result<ExitCode> {
@@ -161,6 +153,7 @@ pub async fn main(args: ReliabilityArgs) -> anyhow::Result<ExitCode> {
         Run::Replicas(a) => {
             let opts = replicas::ReplicaOpts {
                 bin,
+                rounds: a.cycles,
                 seed: a.seed,
                 pg_url: a.pg_url.clone(),
             };

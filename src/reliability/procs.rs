@@ -345,3 +345,24 @@ pub async fn post_all(
 pub fn http_client() -> reqwest::Client {
     client()
 }
+
+/// The sandbox process of a run and how to start servers against it on
+/// `db_url` (the App key and logs go to `dir`).
+pub async fn start_world(
+    bin: &Path,
+    seed: u64,
+    dir: &Path,
+    db_url: &str,
+) -> anyhow::Result<(SandboxProc, WorldInfo, ServerSpec)> {
+    let sandbox = SandboxProc::start(bin, seed).await?;
+    let world = sandbox.world().await?;
+    let spec = ServerSpec::new(
+        bin,
+        dir,
+        db_url,
+        &sandbox.base,
+        &world.webhook_secret,
+        world.app_id,
+    )?;
+    Ok((sandbox, world, spec))
+}

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use super::crash::{Deliveries, activity};
 use super::effects::{self, EffectCounts, Expected, StoreCounts};
-use super::procs::{SandboxProc, ServerProc, ServerSpec};
+use super::procs::{ServerProc, start_world};
 use super::{Backend, Record};
 use crate::store::Store;
 
@@ -22,6 +22,8 @@ pub const REPLICAS: usize = 3;
 #[derive(Debug, Clone)]
 pub struct ReplicaOpts {
     pub bin: PathBuf,
+    /// Rounds of activity (each: command comments, `/use`, labels, PRs).
+    pub rounds: u32,
     pub seed: u64,
     pub pg_url: String,
 }
@@ -39,6 +41,7 @@ pub struct JobRun {
 #[derive(Debug, Clone, Serialize)]
 pub struct ReplicaReport {
     pub replicas: usize,
+    pub rounds: u32,
     pub deliveries: Deliveries,
     /// Jobs each replica ran.
     pub jobs_per_replica: Vec<usize>,
@@ -86,7 +89,7 @@ impl ReplicaReport {
                 self.effects.duplicate_comments + self.effects.duplicate_replies,
                 self.effects.duplicate_dispatches
             ),
-            command: "sweepgate reliability replicas".into(),
+            command: format!("sweepgate reliability replicas --cycles {}", self.rounds),
             ran_at: String::new(),
             duration_s: self.duration_s,
         }
@@ -186,16 +189,7 @@ pub async fn run(o: &ReplicaOpts) -> anyhow::Result<ReplicaReport> {
 async fn run_on(o: &ReplicaOpts, db_url: &str, store: &Store) -> anyhow::Result<ReplicaReport> {
     let started = Instant::now();
     let dir = tempfile::tempdir()?;
-    let sandbox = SandboxProc::start(&o.bin, o.seed).await?;
-    let world = sandbox.world().await?;
-    let spec = ServerSpec::new(
-        &o.bin,
-        dir.path(),
-        db_url,
-        &sandbox.base,
-        &world.webhook_secret,
-        world.app_id,
-    )?;
+    let (sandbox, world, spec) = start_world(&o.bin, o.seed, dir.path(), db_url).await?;
     let mut servers = Vec::new();
     for i in 0..REPLICAS {
         servers.push(ServerProc::start(&spec, Some(&format!("replica-{i}.log"))).await?);
@@ -209,7 +203,7 @@ async fn run_on(o: &ReplicaOpts, db_url: &str, store: &Store) -> anyhow::Result<
     let mut prs = vec![world.use_pr];
     let mut d = Deliveries::default();
     // Activity in bursts, so several PRs have work queued at once.
-    for round in 0..8 {
+    for round in 0..o.rounds {
         activity(&sandbox, &mut rng, &world, &mut prs, &mut exp, round).await?;
     }
     d.drain(&sandbox, &urls, store, 6).await?;
@@ -242,6 +236,7 @@ async fn run_on(o: &ReplicaOpts, db_url: &str, store: &Store) -> anyhow::Result<
     let serial = serialization(&runs, &created);
     Ok(ReplicaReport {
         replicas: REPLICAS,
+        rounds: o.rounds,
         deliveries: d,
         jobs_per_replica,
         job_runs: runs.len(),
