@@ -217,7 +217,10 @@ impl Api {
                     )
                 }
                 Err(e) => {
-                    let verdict = if attempt < self.policy.attempts {
+                    // A POST that timed out may have taken effect: posting it
+                    // again could duplicate it. The job is retried instead,
+                    // and its handler looks for its effect first.
+                    let verdict = if attempt < self.policy.attempts && method != Method::POST {
                         Verdict::RetryAfter(self.policy.backoff(attempt))
                     } else {
                         Verdict::Fail
