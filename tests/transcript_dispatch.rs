@@ -295,16 +295,7 @@ async fn dispatch_mode_stays_off_while_the_workflow_has_a_pull_request_trigger()
 #[tokio::test]
 async fn use_accepts_a_dispatched_run_by_the_commit_its_sweep_tested() {
     let mut w = world(DISPATCH_ONLY).await;
-    w.sandbox.add_org("SemiAnalysisAI");
-    w.sandbox
-        .add_repo(
-            "SemiAnalysisAI",
-            "InferenceX-app",
-            "main",
-            [("README.md", "app")],
-        )
-        .unwrap();
-    w.sandbox.install_app("SemiAnalysisAI");
+    common::transcript::add_results_repo(&w.sandbox);
     let pr = labelled_pr(&mut w).await;
     let run = w.sandbox.workflow_dispatches()[0].run_id;
     w.sandbox
@@ -493,16 +484,7 @@ fn verdict_row(verdict: &str, n: u8) -> (String, String) {
 #[tokio::test]
 async fn the_verifier_counts_a_dispatched_run_for_the_commit_its_sweep_tested() {
     let mut w = world(DISPATCH_ONLY).await;
-    w.sandbox.add_org("SemiAnalysisAI");
-    w.sandbox
-        .add_repo(
-            "SemiAnalysisAI",
-            "InferenceX-app",
-            "main",
-            [("README.md", "app")],
-        )
-        .unwrap();
-    w.sandbox.install_app("SemiAnalysisAI");
+    common::transcript::add_results_repo(&w.sandbox);
     let pr = labelled_pr(&mut w).await;
     let head = pr.head_sha().unwrap();
     let main = w.sandbox.branch_sha(OWNER, REPO, "main").unwrap();

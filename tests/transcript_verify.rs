@@ -146,16 +146,7 @@ async fn seed002_with(cookbook_patch: &str, public_url: Option<&str>) -> Seed {
         },
     )
     .await;
-    w.sandbox.add_org("SemiAnalysisAI");
-    w.sandbox
-        .add_repo(
-            "SemiAnalysisAI",
-            "InferenceX-app",
-            "main",
-            [("README.md", "app")],
-        )
-        .unwrap();
-    w.sandbox.install_app("SemiAnalysisAI");
+    common::transcript::add_results_repo(&w.sandbox);
     upstream(&w, cookbook_patch);
     w.sandbox.take_deliveries();
 

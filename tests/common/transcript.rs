@@ -124,6 +124,21 @@ pub fn github_for(sandbox: &Sandbox) -> GitHub {
     .unwrap()
 }
 
+/// The results repository `/use` and `/stage-results` stage into, with the
+/// App installed on it.
+pub fn add_results_repo(sandbox: &Sandbox) {
+    sandbox.add_org("SemiAnalysisAI");
+    sandbox
+        .add_repo(
+            "SemiAnalysisAI",
+            "InferenceX-app",
+            "main",
+            [("README.md", "app")],
+        )
+        .unwrap();
+    sandbox.install_app("SemiAnalysisAI");
+}
+
 impl World {
     pub async fn new() -> World {
         Self::with_db(TestDb::sqlite().await).await
