@@ -369,6 +369,33 @@ pub mod actions {
             Ok(runs)
         }
 
+        /// The runs a PR's sweep may be picked from: completed runs of
+        /// `workflow` on `branch`, and the runs of the PR's completed
+        /// dispatched sweeps (which ran on the default branch), each with
+        /// the commit it tested; newest first.
+        pub async fn completed_sweep_runs(
+            &self,
+            repo: &RepoName,
+            workflow: &str,
+            branch: &str,
+            swept: &[crate::store::SweepRow],
+        ) -> Result<Vec<RunFacts>, GitHubError> {
+            let mut runs = self.completed_runs(repo, workflow, branch).await?;
+            for s in swept.iter().filter(|s| s.state == "completed") {
+                let Some(id) = s.run_id else { continue };
+                if !runs.iter().any(|r| r.id.0 as i64 == id)
+                    && let Some(r) = self.workflow_run(repo, RunId(id as u64)).await?
+                {
+                    runs.push(r);
+                }
+            }
+            for r in runs.iter_mut() {
+                crate::sweep::runs::tested_head(r, swept);
+            }
+            runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+            Ok(runs)
+        }
+
         pub async fn run_artifacts(
             &self,
             repo: &RepoName,

@@ -181,9 +181,15 @@ pub async fn prepare(
     let pull = api.pull(repo, pr).await?;
     let commits: HashSet<String> = api.pr_commit_shas(repo, pr).await?.into_iter().collect();
     let timeline = api.label_events(repo, pr).await?;
+    // A run sweepgate dispatched ran on the default branch; the commit it
+    // tested is its sweep's head.
+    let swept = store.pr_sweeps(&repo.0, pr.0 as i64).await?;
     let candidates: Vec<RunFacts> = match cmd.run {
         Some(id) => match api.workflow_run(repo, id).await? {
-            Some(r) => vec![r],
+            Some(mut r) => {
+                runs::tested_head(&mut r, &swept);
+                vec![r]
+            }
             None => {
                 return Ok((
                     render(&RunRefused {
@@ -197,28 +203,10 @@ pub async fn prepare(
             }
         },
         None => {
-            api.completed_runs(repo, &cfg.sweep.workflow, &pull.head.name)
+            api.completed_sweep_runs(repo, &cfg.sweep.workflow, &pull.head.name, &swept)
                 .await?
         }
     };
-    // A run sweepgate dispatched ran on the default branch; the commit it
-    // tested is its sweep's head.
-    let swept = store.pr_sweeps(&repo.0, pr.0 as i64).await?;
-    let mut candidates = candidates;
-    if cmd.run.is_none() {
-        for s in swept.iter().filter(|s| s.state == "completed") {
-            let Some(id) = s.run_id else { continue };
-            if !candidates.iter().any(|r| r.id.0 as i64 == id)
-                && let Some(r) = api.workflow_run(repo, RunId(id as u64)).await?
-            {
-                candidates.push(r);
-            }
-        }
-        candidates.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-    }
-    for run in candidates.iter_mut() {
-        runs::tested_head(run, &swept);
-    }
     let mut first_reason = None;
     for run in &candidates {
         let artifacts = api.run_artifacts(repo, run.id).await?;

@@ -232,21 +232,9 @@ async fn find_run(
     if newest.is_none() {
         return Ok(None);
     }
-    let mut runs = api
-        .completed_runs(req.repo, &req.cfg.sweep.workflow, head_branch)
+    let runs = api
+        .completed_sweep_runs(req.repo, &req.cfg.sweep.workflow, head_branch, req.swept)
         .await?;
-    for s in req.swept.iter().filter(|s| s.state == "completed") {
-        let Some(id) = s.run_id else { continue };
-        if !runs.iter().any(|r| r.id.0 as i64 == id)
-            && let Some(r) = api.workflow_run(req.repo, RunId(id as u64)).await?
-        {
-            runs.push(r);
-        }
-    }
-    for r in runs.iter_mut() {
-        tested_head(r, req.swept);
-    }
-    runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     Ok(runs.into_iter().find(|r| commits.contains(&r.head_sha)))
 }
 
