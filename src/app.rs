@@ -131,7 +131,7 @@ pub async fn verify_once(
     })?;
     let store = open_store(cfg).await?;
     let services = Services::new(github).with_clock(today.map_or(Clock::System, Clock::Fixed));
-    let repo = crate::ids::RepoName::new(owner, name);
+    let repo = sweepgate_core::ids::RepoName::new(owner, name);
     let (v, published) =
         match verify::verify_url(&services, &store, &repo, signoff_url, publish).await {
             Ok(r) => r,
@@ -148,9 +148,9 @@ pub async fn verify_once(
             "rows": v.rows,
             "comment_url": published.as_ref().map(|p| p.url.clone()),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        crate::cli::output::print_out(&(serde_json::to_string_pretty(&out)? + "\n"))?;
     } else {
-        println!("{}", crate::verdict::render_comment(&v));
+        crate::cli::output::print_out(&(crate::verdict::render_comment(&v) + "\n"))?;
         if let Some(p) = &published {
             eprintln!("published: {}", p.url);
         }

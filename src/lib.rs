@@ -1,36 +1,32 @@
 //! sweepgate: a deterministic GitHub App that gates pull requests of a
-//! GPU-inference benchmark repository.
+//! GPU-inference benchmark repository. This crate is the service and the
+//! command line; the rules it applies are the pure domain crate
+//! `sweepgate_core`.
 //!
 //! The module layout follows the architecture: HTTP intake (`server`) knows
-//! nothing of checks; `checks` are pure functions over a PR snapshot;
-//! GitHub access (`github`), storage (`store`), templates (`verdict`,
-//! `templates/`) and parsers (`recipe`) each have one home.
+//! nothing of checks; `events` types the payloads and `queue` runs the
+//! durable jobs; `handlers` gather a PR's facts (through `github` or the
+//! local `repo`), call the domain and publish through `comments`, `lint`
+//! and `verdict` (texts in `templates/`); `store` is the one home of SQL.
 
 pub mod app;
-pub mod bench;
-pub mod checks;
 pub mod cli;
-pub mod commands;
 pub mod comments;
 pub mod config;
 pub mod dashboard;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod deploy;
 pub mod events;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod github;
 pub mod handlers;
-pub mod ids;
-pub mod matrix;
+pub mod lint;
 pub mod progress;
 pub mod queue;
-pub mod recipe;
-pub mod reliability;
 pub mod repo;
-pub mod sandbox;
 pub mod server;
-pub mod signoff;
 pub mod store;
-pub mod sweep;
 pub mod telemetry;
 pub mod verdict;

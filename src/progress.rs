@@ -2,10 +2,8 @@
 //! long local runs and colour on stdout, each only when that stream is a
 //! terminal (and colour only without `NO_COLOR`). The server never draws:
 //! the command line switches the bar on.
-use std::io::{IsTerminal, Write};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
@@ -34,87 +32,45 @@ pub fn paint_severity(line: &str) -> String {
     format!("\x1b[{code}m{line}\x1b[0m")
 }
 
-/// A bar that redraws at most ten times a second and clears itself.
+/// A progress bar on stderr (indicatif: redraws at most a few times a
+/// second and clears itself when dropped).
 pub struct Bar {
-    label: String,
-    total: usize,
-    done: AtomicUsize,
-    drawn: Mutex<Option<Instant>>,
-    on: bool,
+    bar: indicatif::ProgressBar,
 }
 
 impl Bar {
     /// A bar over `total` steps; draws nothing for small or silent runs.
     pub fn new(label: impl Into<String>, total: usize) -> Self {
-        Self {
-            label: label.into(),
-            total,
-            done: AtomicUsize::new(0),
-            drawn: Mutex::new(None),
-            on: ENABLED.load(Ordering::Relaxed) && total >= 20,
-        }
+        let on = ENABLED.load(Ordering::Relaxed) && total >= 20;
+        let bar = if on {
+            indicatif::ProgressBar::new(total as u64)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        bar.set_length(total as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("#-"),
+        );
+        bar.set_message(label.into());
+        Self { bar }
     }
 
     pub fn inc(&self) {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if !self.on {
-            return;
-        }
-        let Ok(mut last) = self.drawn.lock() else {
-            return;
-        };
-        if last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) && done < self.total {
-            return;
-        }
-        *last = Some(Instant::now());
-        let _ = write!(
-            std::io::stderr(),
-            "\r{}",
-            line(&self.label, done, self.total)
-        );
+        self.bar.inc(1);
     }
 }
 
 impl Drop for Bar {
     fn drop(&mut self) {
-        if self.on && self.drawn.lock().is_ok_and(|d| d.is_some()) {
-            let _ = write!(std::io::stderr(), "\r\x1b[2K");
-        }
+        self.bar.finish_and_clear();
     }
-}
-
-/// `label [#####-----] done/total`.
-fn line(label: &str, done: usize, total: usize) -> String {
-    const WIDTH: usize = 30;
-    let filled = (done.min(total) * WIDTH)
-        .checked_div(total)
-        .unwrap_or(WIDTH);
-    format!(
-        "{label} [{}{}] {done}/{total}",
-        "#".repeat(filled),
-        "-".repeat(WIDTH - filled)
-    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_bar_fills_with_progress() {
-        assert_eq!(
-            line("reading", 0, 10),
-            format!("reading [{}] 0/10", "-".repeat(30))
-        );
-        assert_eq!(
-            line("reading", 5, 10),
-            format!("reading [{}{}] 5/10", "#".repeat(15), "-".repeat(15))
-        );
-        assert_eq!(
-            line("reading", 0, 0),
-            format!("reading [{}] 0/0", "#".repeat(30))
-        );
-    }
 
     #[test]
     fn only_errors_and_warnings_are_painted() {
@@ -136,8 +92,9 @@ mod tests {
     fn bars_stay_silent_unless_enabled() {
         // Tests never run with ENABLED set: the bar counts but draws nothing.
         let b = Bar::new("x", 100);
-        assert!(!b.on);
+        assert!(b.bar.is_hidden());
         b.inc();
-        assert_eq!(b.done.load(Ordering::Relaxed), 1);
+        assert_eq!(b.bar.position(), 1);
+        assert_eq!(b.bar.length(), Some(100));
     }
 }

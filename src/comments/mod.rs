@@ -172,7 +172,7 @@ mod tests {
 #[cfg(test)]
 mod guide_tests {
     use super::*;
-    use crate::config::RepoConfig;
+    use sweepgate_core::config::RepoConfig;
 
     #[test]
     fn guide_lists_labels_like_the_seed() {
@@ -215,7 +215,7 @@ pub struct Results<'a> {
     pub site: &'a str,
     pub run_url: &'a str,
     pub conclusion: &'a str,
-    pub families: &'a [crate::sweep::results::Family],
+    pub families: &'a [sweepgate_core::sweep::results::Family],
     pub canary: &'a str,
 }
 

@@ -1,6 +1,3 @@
-//! Configuration: the per-repository configuration (`repo`) and the server
-//! configuration (`server`).
-pub mod repo;
+//! The server configuration (flags, environment, TOML file). The
+//! per-repository configuration is `sweepgate_core::config`.
 pub mod server;
-
-pub use repo::{ConfigError, RepoConfig, SweepMode};

@@ -272,7 +272,7 @@ fn read_file(path: &Path) -> Result<FileConfig, ServerConfigError> {
     toml::from_str(&text).map_err(|e| {
         let (line, column) = e
             .span()
-            .map(|s| super::repo::line_col(text.as_bytes(), s.start))
+            .map(|s| sweepgate_core::config::repo::line_col(text.as_bytes(), s.start))
             .unwrap_or((1, 1));
         ServerConfigError::Invalid {
             path: shown,

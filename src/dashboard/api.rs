@@ -4,11 +4,11 @@
 //! too, and neither says whether the sweep exists.
 use super::{DashState, failure, unavailable};
 use crate::store::now_ms;
-use crate::sweep::dispatch::token_matches;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
+use sweepgate_core::sweep::dispatch::token_matches;
 
 #[derive(Deserialize)]
 pub struct TokenQuery {

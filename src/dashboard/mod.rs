@@ -8,9 +8,7 @@
 pub mod api;
 pub mod svg;
 
-use crate::checks::c14_pareto::Series;
 use crate::config::server::Secret;
-use crate::ids::JobId;
 use crate::store::{ActivityRow, JobState, QueueCounts, Store, StoreError, now_ms};
 use askama::Template;
 use axum::Router;
@@ -23,6 +21,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
+use sweepgate_core::checks::c14_pareto::Series;
+use sweepgate_core::ids::JobId;
 use tokio::sync::Notify;
 
 /// What the dashboard needs.
@@ -241,7 +241,7 @@ async fn delivery_outcome(
         let why = d.reason.clone().unwrap_or_default();
         return Ok((format!("ignored: {why}"), "ignored".into()));
     }
-    let id = crate::ids::DeliveryId(d.delivery_id.clone());
+    let id = sweepgate_core::ids::DeliveryId(d.delivery_id.clone());
     let jobs = store.jobs_for_delivery(&id).await?;
     Ok(match jobs.first() {
         Some(j) => {
@@ -358,7 +358,7 @@ fn sweep_line(s: &crate::store::SweepRow, jobs: &[crate::store::SweepJob]) -> Sw
 struct StoredVerdict {
     head_sha: String,
     signer: String,
-    rows: Vec<crate::checks::CheckResult>,
+    rows: Vec<sweepgate_core::checks::CheckResult>,
     #[serde(default)]
     run: Option<u64>,
     #[serde(default)]

@@ -1,8 +1,8 @@
 //! The Pareto plot: one panel per curve and latency percentile, every
 //! measured point, the frontier highlighted and joined, axes labelled, the
 //! run and SHA in the caption. Plain SVG, no scripts, no external assets.
-use crate::checks::c14_pareto::Series;
 use std::fmt::Write;
+use sweepgate_core::checks::c14_pareto::Series;
 
 const W: f64 = 720.0;
 const PANEL_H: f64 = 340.0;
@@ -228,7 +228,7 @@ fn panel(out: &mut String, s: &Series, y0: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::c14_pareto::{Point, frontier};
+    use sweepgate_core::checks::c14_pareto::{Point, frontier};
 
     fn series() -> Series {
         let points: Vec<Point> = [(1.0, 100.0), (2.0, 180.0), (2.5, 150.0), (4.0, 260.0)]

@@ -9,7 +9,7 @@ pub mod router;
 pub use payload::*;
 pub use router::{EventRouter, Handler, HandlerError, JobContext};
 
-use crate::ids::{PrNumber, RepoName};
+use sweepgate_core::ids::{PrNumber, RepoName};
 
 /// A parsed delivery.
 #[derive(Debug, Clone)]

@@ -1,6 +1,6 @@
 //! Webhook payload structs: only the fields sweepgate reads.
-use crate::ids::{CommentId, PrNumber, RunId};
 use serde::Deserialize;
+use sweepgate_core::ids::{CommentId, PrNumber, RunId};
 
 #[derive(Debug, Clone, Deserialize, Default)]
 pub struct Common {

@@ -1,12 +1,12 @@
 //! The event router: hands each job to the handlers registered for its kind.
 //! The queue calls it through `queue::JobRunner` and knows nothing of events.
 use super::{Envelope, Event, parse};
-use crate::ids::DeliveryId;
 use crate::queue::{JobFailure, JobRunner};
 use crate::store::{JobRow, Store};
 use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
+use sweepgate_core::ids::DeliveryId;
 
 /// What a handler sees of the job it serves.
 #[derive(Clone)]

@@ -3,7 +3,6 @@
 use super::GitHubError;
 use super::retry::{RetryPolicy, Sleeper, TokioSleeper, Verdict, requested_wait};
 use crate::config::server::Secret;
-use crate::ids::InstallationId;
 use bytes::Bytes;
 use http::{HeaderMap, Method};
 use http_body_util::BodyExt;
@@ -13,6 +12,7 @@ use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use sweepgate_core::ids::InstallationId;
 
 /// How sweepgate authenticates.
 #[derive(Clone)]

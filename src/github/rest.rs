@@ -1,10 +1,10 @@
 //! Typed helpers for the REST endpoints sweepgate calls. Paths are built
 //! here and nowhere else.
 use super::{Api, GitHubError};
-use crate::ids::{CommentId, PrNumber, RepoName};
 use base64::Engine;
 use serde::Deserialize;
 use serde_json::json;
+use sweepgate_core::ids::{CommentId, PrNumber, RepoName};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Login {
@@ -210,11 +210,11 @@ mod tests {
 /// The Actions and pull-request facts the sweep handlers read.
 pub mod actions {
     use super::{Api, GitHubError, repo_path, seg_enc};
-    use crate::ids::{PrNumber, RepoName, RunId};
-    use crate::sweep::results::JobFacts;
-    use crate::sweep::runs::{ArtifactFacts, LabelEvent, RunFacts};
     use chrono::{DateTime, Utc};
     use serde::Deserialize;
+    use sweepgate_core::ids::{PrNumber, RepoName, RunId};
+    use sweepgate_core::sweep::results::JobFacts;
+    use sweepgate_core::sweep::runs::{ArtifactFacts, LabelEvent, RunFacts};
 
     #[derive(Deserialize)]
     struct Run {
@@ -390,7 +390,10 @@ pub mod actions {
                 }
             }
             for r in runs.iter_mut() {
-                crate::sweep::runs::tested_head(r, swept);
+                sweepgate_core::sweep::runs::tested_head(
+                    r,
+                    swept.iter().map(|s| (s.run_id, s.head_sha.as_str())),
+                );
             }
             runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
             Ok(runs)
@@ -531,9 +534,9 @@ pub mod actions {
 /// Starting, finding and cancelling sweep runs (`dispatch` mode).
 pub mod sweeps {
     use super::{Api, GitHubError, repo_path, seg_enc};
-    use crate::ids::{RepoName, RunId};
     use serde::Deserialize;
     use serde_json::{Value, json};
+    use sweepgate_core::ids::{RepoName, RunId};
 
     #[derive(Deserialize)]
     struct RunDetails {
@@ -621,9 +624,9 @@ pub mod sweeps {
 /// Check runs with annotations.
 pub mod checks {
     use super::{Api, GitHubError, repo_path};
-    use crate::ids::RepoName;
     use serde::Deserialize;
     use serde_json::{Value, json};
+    use sweepgate_core::ids::RepoName;
 
     /// GitHub takes at most 50 annotations per request.
     pub const ANNOTATIONS_PER_REQUEST: usize = 50;
@@ -693,9 +696,11 @@ pub mod checks {
 /// artifacts as archives and upstream pull requests.
 pub mod verify {
     use super::{Api, GitHubError, Login, repo_path, seg_enc};
-    use crate::checks::snapshot::{ChangedFile, CheckRun, Comment, Commit, Membership, UpstreamPr};
-    use crate::ids::{PrNumber, RepoName, RunId};
     use serde::Deserialize;
+    use sweepgate_core::checks::snapshot::{
+        ChangedFile, CheckRun, Comment, Commit, Membership, UpstreamPr,
+    };
+    use sweepgate_core::ids::{PrNumber, RepoName, RunId};
 
     #[derive(Deserialize)]
     struct PrCommit {

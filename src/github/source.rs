@@ -2,12 +2,12 @@
 //! implements on a local clone, so the server and `sweepgate check` read a
 //! benchmark repository through one interface.
 use super::{Api, GitHubError};
-use crate::ids::RepoName;
 use crate::repo::{
     BoxFuture, ChangedFile, Comparison, EntryKind, FileStatus, RepoError, RepoSource, TreeEntry,
 };
 use base64::Engine;
 use serde::Deserialize;
+use sweepgate_core::ids::RepoName;
 
 pub struct GitHubSource {
     api: Api,

@@ -2,19 +2,19 @@
 //! authorize through the API, and answer in one reply per comment.
 use super::publish::Published;
 use super::{Services, publish, repo_of, sweeps, verify};
-use crate::checks::snapshot::Signoff;
-use crate::commands::{
-    self, Actor, AuthorAssociation, Command, ParsedLine, PermissionSource, RepoRole, RoleFuture,
-};
 use crate::comments::{
     AckReply, AckState, CommandProblem, Help, HelpRow, Reply, VerifyReply, render, reply_marker,
 };
 use crate::events::{Event, Handler, HandlerError, IssueCommentEvent, JobContext};
 use crate::github::{Api, GitHubError};
-use crate::ids::{PrNumber, RepoName};
-use crate::sweep::runs::Purpose;
 use crate::verdict::remote;
 use async_trait::async_trait;
+use sweepgate_core::checks::snapshot::Signoff;
+use sweepgate_core::commands::{
+    self, Actor, AuthorAssociation, Command, ParsedLine, PermissionSource, RepoRole, RoleFuture,
+};
+use sweepgate_core::ids::{PrNumber, RepoName};
+use sweepgate_core::sweep::runs::Purpose;
 
 pub struct Commands {
     services: Services,
@@ -296,7 +296,7 @@ impl Commands {
     ) -> Result<String, HandlerError> {
         let scope = self.services.scope(ctx).await?;
         let live = publish::find_live_verdict(&scope.api, &scope.repo, pr).await?;
-        let name = crate::checks::CHECK_NAMES
+        let name = sweepgate_core::checks::CHECK_NAMES
             .get(usize::from(ack.check))
             .copied()
             .unwrap_or("");

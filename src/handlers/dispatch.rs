@@ -3,17 +3,17 @@
 //! sweep, and follows the run. A timer re-reads open sweeps so a lost
 //! `workflow_run` webhook never leaves one pending.
 use super::{Scope, Services, read_at, record_activity};
-use crate::checks::c01_sweep::run_id_of;
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::GitHubSource;
-use crate::ids::{PrNumber, RepoName, RunId};
-use crate::matrix::{self, jobs};
-use crate::recipe::{changelog::Entry, master, runners};
 use crate::store::{
     DeliveryOutcome, NewDelivery, NewJob, Store, SweepJob, SweepRow, SweepUpdate, now_ms,
 };
-use crate::sweep::dispatch as pure;
 use serde_json::json;
+use sweepgate_core::checks::c01_sweep::run_id_of;
+use sweepgate_core::ids::{PrNumber, RepoName, RunId};
+use sweepgate_core::matrix::{self, jobs};
+use sweepgate_core::recipe::{changelog::Entry, master, runners};
+use sweepgate_core::sweep::dispatch as pure;
 
 /// Sweeps whose dispatch request GitHub accepted (or whose run exists).
 const NS_SENT: &str = "sweep-dispatch-sent";
@@ -33,7 +33,7 @@ pub struct Decision<'a> {
     pub appended: &'a [Entry],
     /// The head's master configs as the gate parsed them (`None` when the
     /// PR does not touch the changelog, so nothing is appended).
-    pub master: Option<&'a Result<master::MasterConfig, crate::recipe::ParseError>>,
+    pub master: Option<&'a Result<master::MasterConfig, sweepgate_core::recipe::ParseError>>,
     pub installation_id: Option<u64>,
 }
 
@@ -119,7 +119,7 @@ pub async fn on_gate(
     if total == 0 {
         return Ok("No sweep dispatched: the appended changelog entries produce no jobs.".into());
     }
-    let (token, digest) = pure::new_token();
+    let (token, digest) = pure::new_token(rand::random());
     let doc = pure::matrix_document(&id, &job_list, cfg.sweep.chunk_size);
     let now = now_ms();
     let row = SweepRow {
@@ -440,10 +440,10 @@ pub async fn refresh_open_sweeps(services: &Services, store: &Store) -> anyhow::
         let (Some(run), Some(inst)) = (s.run_id, s.installation_id) else {
             continue;
         };
-        let repo = crate::ids::RepoName(s.repository.clone());
+        let repo = sweepgate_core::ids::RepoName(s.repository.clone());
         let api = services
             .github
-            .installation(crate::ids::InstallationId(inst as u64))?;
+            .installation(sweepgate_core::ids::InstallationId(inst as u64))?;
         let Some(run_json) = api.run_json(&repo, RunId(run as u64)).await? else {
             continue;
         };
@@ -459,7 +459,9 @@ pub async fn refresh_open_sweeps(services: &Services, store: &Store) -> anyhow::
         });
         let now = now_ms();
         let delivery = NewDelivery {
-            delivery_id: crate::ids::DeliveryId(format!("sweepgate-timer-{run}-{attempt}")),
+            delivery_id: sweepgate_core::ids::DeliveryId(format!(
+                "sweepgate-timer-{run}-{attempt}"
+            )),
             event: "workflow_run".into(),
             action: Some("completed".into()),
             repository: Some(s.repository.clone()),

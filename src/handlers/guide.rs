@@ -3,9 +3,9 @@
 //! and ready for review.
 use super::{Services, publish, repo_config, repo_of};
 use crate::comments::{GUIDE_MARKER, Guide, render};
-use crate::config::RepoConfig;
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use async_trait::async_trait;
+use sweepgate_core::config::RepoConfig;
 
 pub struct ContributionGuide {
     services: Services,

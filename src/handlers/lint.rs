@@ -2,12 +2,13 @@
 //! `sweepgate / recipe-lint` with one annotation per finding, and one
 //! summary comment per PR, edited in place for each new head.
 use super::{Scope, Services, guide::touches_recipes, publish};
-use crate::checks::lint::{self, LintInput, Severity, summary};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::CheckRunReport;
 use crate::github::GitHubSource;
+use crate::lint::summary;
 use async_trait::async_trait;
 use serde_json::json;
+use sweepgate_core::checks::lint::{self, Severity};
 
 pub const LINT_CHECK: &str = "sweepgate / recipe-lint";
 /// Prefix of every summary's marker (the full marker names the head SHA).
@@ -58,12 +59,13 @@ impl Handler for RecipeLint {
             return Ok(());
         }
         let src = GitHubSource::new(api.clone(), repo.clone())?;
-        let mut input = LintInput::from_source(&src, &base.sha, &head.sha, Some(pr.number.0), cfg)
-            .await
-            .map_err(|e| HandlerError::Transient {
-                message: e.to_string(),
-                retry_after: e.retry_after(),
-            })?;
+        let mut input =
+            crate::lint::gather::from_source(&src, &base.sha, &head.sha, Some(pr.number.0), cfg)
+                .await
+                .map_err(|e| HandlerError::Transient {
+                    message: e.to_string(),
+                    retry_after: e.retry_after(),
+                })?;
         // A PR's changelog links point at the repository it lives in.
         input.data.repository = repo.0.clone();
         let findings = lint::lint(&input);

@@ -12,8 +12,8 @@ pub mod verify;
 
 use crate::events::{EventRouter, HandlerError, JobContext};
 use crate::github::{Api, GitHub};
-use crate::ids::{InstallationId, RepoName};
 use std::sync::Arc;
+use sweepgate_core::ids::{InstallationId, RepoName};
 
 /// What every handler may use.
 #[derive(Clone)]
@@ -102,7 +102,7 @@ impl Services {
 pub struct Scope {
     pub repo: RepoName,
     pub api: Api,
-    pub cfg: crate::config::RepoConfig,
+    pub cfg: sweepgate_core::config::RepoConfig,
     pub default_branch: String,
 }
 
@@ -147,7 +147,7 @@ pub async fn read_at(
 pub async fn record_activity(
     store: &crate::store::Store,
     repo: &RepoName,
-    pr: crate::ids::PrNumber,
+    pr: sweepgate_core::ids::PrNumber,
     head_sha: Option<&str>,
     kind: &str,
     summary: &str,

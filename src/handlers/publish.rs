@@ -2,7 +2,7 @@
 //! or skips instead of posting a duplicate.
 use crate::events::HandlerError;
 use crate::github::{Api, IssueComment};
-use crate::ids::{CommentId, PrNumber, RepoName};
+use sweepgate_core::ids::{CommentId, PrNumber, RepoName};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Published {

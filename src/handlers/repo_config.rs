@@ -1,11 +1,11 @@
 //! Loads `.github/sweepgate.toml` from the default branch. A missing file
 //! means the defaults; an invalid one keeps the last valid configuration in
 //! force (remembered in the store) and the error is returned for reporting.
-use crate::config::{ConfigError, RepoConfig, repo::REPO_CONFIG_PATH};
 use crate::events::HandlerError;
 use crate::github::Api;
-use crate::ids::RepoName;
 use crate::store::{Store, now_ms};
+use sweepgate_core::config::{ConfigError, RepoConfig, repo::REPO_CONFIG_PATH};
+use sweepgate_core::ids::RepoName;
 
 const NS: &str = "repo-config";
 
@@ -52,7 +52,10 @@ pub async fn load(
 }
 
 /// The configuration files sweepgate reads from the default branch.
-pub const CONFIG_FILES: [&str; 2] = [REPO_CONFIG_PATH, crate::checks::VERIFIER_SETTINGS_PATH];
+pub const CONFIG_FILES: [&str; 2] = [
+    REPO_CONFIG_PATH,
+    sweepgate_core::checks::VERIFIER_SETTINGS_PATH,
+];
 
 pub const CONFIG_CHECK: &str = "sweepgate / config";
 
@@ -65,9 +68,10 @@ pub fn validate(files: &[(&str, Vec<u8>)]) -> Vec<String> {
             if let Err(e) = RepoConfig::from_toml(path, bytes) {
                 out.push(format!("{}:{}:{}: {}", e.file, e.line, e.column, e.message));
             }
-        } else if let Err(e) =
-            crate::checks::VerifierSettings::from_toml(path, &String::from_utf8_lossy(bytes))
-        {
+        } else if let Err(e) = sweepgate_core::checks::VerifierSettings::from_toml(
+            path,
+            &String::from_utf8_lossy(bytes),
+        ) {
             out.push(format!("{}: {}", e.file, e.message));
         }
     }

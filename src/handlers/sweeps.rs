@@ -3,20 +3,20 @@
 //! repository's staging callbacks.
 use super::{Scope, Services, publish, read_at, repo_config};
 use crate::comments::{Reply, Results, RunRefused, Staging, render, results_marker};
-use crate::config::RepoConfig;
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::{Api, GitHubSource};
-use crate::ids::{CommentId, PrNumber, RepoName, RunId};
-use crate::recipe::{changelog, master};
 use crate::store::{Store, now_ms};
-use crate::sweep::curves;
-use crate::sweep::gate::{self, GateOutcome};
-use crate::sweep::results::{Canary, summarize};
-use crate::sweep::runs::{self, Purpose, RunFacts, labels_at};
-use crate::sweep::staging::{Progress, StageRequest, parse_callback};
 use async_trait::async_trait;
 use serde_json::json;
 use std::collections::HashSet;
+use sweepgate_core::config::RepoConfig;
+use sweepgate_core::ids::{CommentId, PrNumber, RepoName, RunId};
+use sweepgate_core::recipe::{changelog, master};
+use sweepgate_core::sweep::curves;
+use sweepgate_core::sweep::gate::{self, GateOutcome};
+use sweepgate_core::sweep::results::{Canary, summarize};
+use sweepgate_core::sweep::runs::{self, Purpose, RunFacts, labels_at};
+use sweepgate_core::sweep::staging::{Progress, StageRequest, parse_callback};
 
 const NS_PIN: &str = "pin";
 const NS_STAGED: &str = "staging-sent";
@@ -187,7 +187,10 @@ pub async fn prepare(
     let candidates: Vec<RunFacts> = match cmd.run {
         Some(id) => match api.workflow_run(repo, id).await? {
             Some(mut r) => {
-                runs::tested_head(&mut r, &swept);
+                runs::tested_head(
+                    &mut r,
+                    swept.iter().map(|s| (s.run_id, s.head_sha.as_str())),
+                );
                 vec![r]
             }
             None => {
@@ -567,8 +570,11 @@ impl Handler for SweepGate {
             match who {
                 Some(who) => {
                     let perm = api.collaborator_permission(repo, &who).await?;
-                    let role = perm.map_or(crate::commands::RepoRole::None, |p| {
-                        crate::commands::RepoRole::from_api(&p.permission, p.role_name.as_deref())
+                    let role = perm.map_or(sweepgate_core::commands::RepoRole::None, |p| {
+                        sweepgate_core::commands::RepoRole::from_api(
+                            &p.permission,
+                            p.role_name.as_deref(),
+                        )
                     });
                     Some((who, role))
                 }
@@ -593,7 +599,7 @@ impl Handler for SweepGate {
             head_sha: &head.sha,
             fork_bound: fork_bound.as_deref(),
         });
-        let dispatch_note = if cfg.sweep.mode == crate::config::SweepMode::Dispatch {
+        let dispatch_note = if cfg.sweep.mode == sweepgate_core::config::SweepMode::Dispatch {
             let (allowed, refused) = match &outcome {
                 GateOutcome::Allowed { primary, modifiers } => (
                     Some((primary.as_str(), modifiers.as_slice())),
@@ -631,7 +637,7 @@ impl Handler for SweepGate {
         };
         let short = &head.sha[..head.sha.len().min(12)];
         let author = pr.user.as_ref().map_or("", |u| u.login.as_str());
-        let track = cfg.sweep.mode == crate::config::SweepMode::Track;
+        let track = cfg.sweep.mode == sweepgate_core::config::SweepMode::Track;
         let (conclusion, title, summary, reasons) = match &outcome {
             GateOutcome::NotASweep => return Ok(()),
             GateOutcome::Skipped(why) => (
@@ -715,7 +721,7 @@ impl Handler for SweepGate {
 struct RecipeState {
     changelog_before: Vec<u8>,
     changelog_after: Vec<u8>,
-    master: Result<master::MasterConfig, crate::recipe::ParseError>,
+    master: Result<master::MasterConfig, sweepgate_core::recipe::ParseError>,
 }
 
 impl RecipeState {
@@ -753,7 +759,7 @@ async fn fork_binding(
     repo: &RepoName,
     pr: PrNumber,
     head: &str,
-    labeler: Option<&(String, crate::commands::RepoRole)>,
+    labeler: Option<&(String, sweepgate_core::commands::RepoRole)>,
 ) -> Result<Option<String>, HandlerError> {
     let key = format!("{repo}#{pr}");
     let applied_now = ev.action == "labeled"
@@ -763,7 +769,7 @@ async fn fork_binding(
             .is_some_and(|l| cfg.labels.primary.contains(&l.name));
     if applied_now
         && let Some((_, role)) = labeler
-        && *role >= crate::commands::RepoRole::Write
+        && *role >= sweepgate_core::commands::RepoRole::Write
     {
         ctx.store
             .kv_put(NS_FORK_BOUND, &key, head, now_ms())

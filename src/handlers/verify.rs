@@ -8,12 +8,12 @@ use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
 use super::{Scope, Services};
-use crate::checks::snapshot::{Signoff, SignoffKind};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::{Api, CheckRunReport};
-use crate::ids::{CommentId, PrNumber, RepoName, RunId};
 use crate::store::{Store, now_ms};
 use crate::verdict::{self, Verdict, remote};
+use sweepgate_core::checks::snapshot::{Signoff, SignoffKind};
+use sweepgate_core::ids::{CommentId, PrNumber, RepoName, RunId};
 
 /// The store's namespace of the pinned run (written by `/use`).
 const NS_PIN: &str = "pin";
@@ -142,7 +142,7 @@ impl Handler for SignoffVerifier {
         let Some(t) = trigger(event) else {
             return Ok(());
         };
-        if t.bot || !crate::signoff::is_signoff(&t.signoff.body) || !t.open || t.draft {
+        if t.bot || !sweepgate_core::signoff::is_signoff(&t.signoff.body) || !t.open || t.draft {
             return Ok(());
         }
         let scope = self.services.scope(ctx).await?;
@@ -328,7 +328,7 @@ pub enum VerifyUrlError {
     Url(String),
     #[error("{0} does not exist or is not readable")]
     Missing(String),
-    #[error("{0} does not contain `{phrase}`", phrase = crate::signoff::TRIGGER_PHRASE)]
+    #[error("{0} does not contain `{phrase}`", phrase = sweepgate_core::signoff::TRIGGER_PHRASE)]
     NotSignoff(String),
     #[error(transparent)]
     Handler(#[from] HandlerError),
@@ -358,7 +358,7 @@ pub async fn verify_url(
         .await
         .map_err(HandlerError::from)?
         .ok_or_else(|| VerifyUrlError::Missing(url.to_owned()))?;
-    if !crate::signoff::is_signoff(&comment.body) {
+    if !sweepgate_core::signoff::is_signoff(&comment.body) {
         return Err(VerifyUrlError::NotSignoff(url.to_owned()));
     }
     let kind = match anchor {

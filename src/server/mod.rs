@@ -5,7 +5,6 @@ pub mod signature;
 
 use crate::config::server::Secret;
 use crate::events::{self, Disposition};
-use crate::ids::DeliveryId;
 use crate::store::{DeliveryOutcome, Inserted, NewDelivery, NewJob, Store, StoreError, now_ms};
 use crate::telemetry;
 use axum::Router;
@@ -16,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::json;
 use std::sync::Arc;
+use sweepgate_core::ids::DeliveryId;
 use tokio::sync::Notify;
 
 /// GitHub caps deliveries at 25 MB.

@@ -4,12 +4,12 @@
 //! Times are Unix milliseconds (`i64`), which both back ends store natively.
 mod sql;
 
-use crate::ids::{DeliveryId, JobId};
 use async_trait::async_trait;
 use serde::Serialize;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
+use sweepgate_core::ids::{DeliveryId, JobId};
 
 pub use sql::{PgStore, SqliteStore};
 

@@ -1,6 +1,5 @@
-//! `sweepgate check --repo PATH --base REV --head REV [--signoff FILE]
-//! [--today YYYY-MM-DD] [--format text|json] [--artifacts DIR]
-//! [--facts FILE]`: the verifier on a local git range.
+//! The verifier on a local git range (`sweepgate check`, `cli::check`):
+//! the snapshot read from a clone instead of the GitHub API.
 //!
 //! Facts that only GitHub has (check runs, comments, the pinned run, team
 //! memberships, upstream PRs) are absent unless `--facts` gives them as
@@ -9,22 +8,21 @@
 //! directory of downloaded run artifacts (`agg_bmk.json`,
 //! `agg_eval_all.json`, `bmk_agentic_*` JSON files).
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::Path;
 
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::{Verdict, render_comment, verify};
-use crate::checks::snapshot::{
+use super::{Verdict, verify};
+use crate::repo::{GitRepo, RepoError, RepoSource};
+use sweepgate_core::checks::snapshot::{
     AckRecord, ChangedFile, CheckRun, Comment, Commit, Membership, PageFetch, PinnedRun,
     PullRequest, RunArtifacts, Signoff, SignoffKind, Snapshot, UpstreamPr, diff_files,
     parse_master_cached,
 };
-use crate::checks::{VERIFIER_SETTINGS_PATH, VerifierSettings};
-use crate::config::RepoConfig;
-use crate::config::repo::REPO_CONFIG_PATH;
-use crate::repo::{GitRepo, RepoError, RepoSource};
+use sweepgate_core::checks::{VERIFIER_SETTINGS_PATH, VerifierSettings};
+use sweepgate_core::config::RepoConfig;
+use sweepgate_core::config::repo::REPO_CONFIG_PATH;
 
 /// GitHub-only facts a caller can supply (all optional).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -124,7 +122,7 @@ pub fn snapshot_from_trees(
 /// A sign-off read from a file: author from its `Signed:` line.
 pub fn signoff_from_text(body: &str) -> Signoff {
     Signoff {
-        author: crate::signoff::signed_name(body).unwrap_or_default(),
+        author: sweepgate_core::signoff::signed_name(body).unwrap_or_default(),
         kind: SignoffKind::File,
         body: body.to_owned(),
         url: String::new(),
@@ -159,13 +157,13 @@ pub fn add_artifact_file(
 }
 
 /// Reads a directory of run artifacts.
-pub fn read_artifacts(dir: &Path) -> Result<RunArtifacts, CliError> {
+pub fn read_artifacts(dir: &Path) -> Result<RunArtifacts, LocalError> {
     let mut out = RunArtifacts::default();
     let mut stack = vec![dir.to_path_buf()];
     let mut files = Vec::new();
     while let Some(d) = stack.pop() {
         let rd = std::fs::read_dir(&d)
-            .map_err(|e| CliError::Io(d.display().to_string(), e.to_string()))?;
+            .map_err(|e| LocalError::Io(d.display().to_string(), e.to_string()))?;
         for entry in rd.flatten() {
             let p = entry.path();
             if p.is_dir() {
@@ -178,93 +176,23 @@ pub fn read_artifacts(dir: &Path) -> Result<RunArtifacts, CliError> {
     files.sort();
     for p in files {
         let text = std::fs::read_to_string(&p)
-            .map_err(|e| CliError::Io(p.display().to_string(), e.to_string()))?;
+            .map_err(|e| LocalError::Io(p.display().to_string(), e.to_string()))?;
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         add_artifact_file(&mut out, name, &text)
-            .map_err(|e| CliError::Parse(p.display().to_string(), e.to_string()))?;
+            .map_err(|e| LocalError::Parse(p.display().to_string(), e.to_string()))?;
     }
     Ok(out)
 }
 
-/// What can go wrong running the local check.
+/// What can go wrong reading a local range's facts.
 #[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    #[error("usage: {0}")]
-    Usage(String),
+pub enum LocalError {
     #[error("{0}: {1}")]
     Io(String, String),
     #[error("{0}: {1}")]
     Parse(String, String),
     #[error(transparent)]
     Repo(#[from] RepoError),
-}
-
-const USAGE: &str = "sweepgate check --repo PATH --base REV --head REV [--signoff FILE] [--today YYYY-MM-DD] [--format text|json] [--artifacts DIR] [--facts FILE]";
-
-#[derive(Debug, Default)]
-struct Args {
-    repo: PathBuf,
-    base: String,
-    head: String,
-    signoff: Option<PathBuf>,
-    today: Option<NaiveDate>,
-    json: bool,
-    artifacts: Option<PathBuf>,
-    facts: Option<PathBuf>,
-}
-
-fn parse_args(args: &[String]) -> Result<Args, CliError> {
-    let mut it = args.iter().map(String::as_str).peekable();
-    if it.peek().is_some_and(|a| a.ends_with("sweepgate")) {
-        it.next();
-    }
-    if it.peek() == Some(&"check") {
-        it.next();
-    }
-    let mut a = Args::default();
-    let (mut repo, mut base, mut head) = (None, None, None);
-    while let Some(flag) = it.next() {
-        let mut val = || {
-            it.next()
-                .map(str::to_owned)
-                .ok_or_else(|| CliError::Usage(format!("{flag} needs a value; {USAGE}")))
-        };
-        match flag {
-            "--repo" => repo = Some(PathBuf::from(val()?)),
-            "--base" => base = Some(val()?),
-            "--head" => head = Some(val()?),
-            "--signoff" => a.signoff = Some(PathBuf::from(val()?)),
-            "--artifacts" => a.artifacts = Some(PathBuf::from(val()?)),
-            "--facts" => a.facts = Some(PathBuf::from(val()?)),
-            "--today" => {
-                let v = val()?;
-                a.today = Some(
-                    NaiveDate::parse_from_str(&v, "%Y-%m-%d")
-                        .map_err(|_| CliError::Usage(format!("--today {v}: not YYYY-MM-DD")))?,
-                );
-            }
-            "--format" => match val()?.as_str() {
-                "json" => a.json = true,
-                "text" => a.json = false,
-                other => return Err(CliError::Usage(format!("--format {other}: text or json"))),
-            },
-            "-h" | "--help" => return Err(CliError::Usage(USAGE.into())),
-            other => {
-                return Err(CliError::Usage(format!(
-                    "unknown argument {other}; {USAGE}"
-                )));
-            }
-        }
-    }
-    match (repo, base, head) {
-        (Some(r), Some(b), Some(h)) => {
-            a.repo = r;
-            a.base = b;
-            a.head = h;
-            Ok(a)
-        }
-        _ => Err(CliError::Usage(USAGE.into())),
-    }
 }
 
 async fn read_text(
@@ -323,7 +251,7 @@ pub async fn read_trees(
     base: &str,
     head: &str,
     policy_at: PolicyAt<'_>,
-) -> Result<(Trees, RepoConfig, VerifierSettings), CliError> {
+) -> Result<(Trees, RepoConfig, VerifierSettings), LocalError> {
     let cmp = src.compare(base, head).await?;
     let base_sha = cmp.merge_base.clone();
     let head_sha = cmp.head.clone();
@@ -332,13 +260,13 @@ pub async fn read_trees(
         Some(c) => c,
         None => match read_text(src, &policy_rev, REPO_CONFIG_PATH).await? {
             Some(t) => RepoConfig::from_toml(REPO_CONFIG_PATH, t.as_bytes())
-                .map_err(|e| CliError::Parse(REPO_CONFIG_PATH.into(), e.to_string()))?,
+                .map_err(|e| LocalError::Parse(REPO_CONFIG_PATH.into(), e.to_string()))?,
             None => RepoConfig::default(),
         },
     };
     let settings = match read_text(src, &policy_rev, VERIFIER_SETTINGS_PATH).await? {
         Some(t) => VerifierSettings::from_toml(VERIFIER_SETTINGS_PATH, &t)
-            .map_err(|e| CliError::Parse(VERIFIER_SETTINGS_PATH.into(), e.to_string()))?,
+            .map_err(|e| LocalError::Parse(VERIFIER_SETTINGS_PATH.into(), e.to_string()))?,
         None => VerifierSettings::default(),
     };
     let policy_tree = src.list_tree(&policy_rev).await?;
@@ -474,7 +402,7 @@ pub async fn check_local(
     facts: GithubFacts,
     artifacts: Option<RunArtifacts>,
     today: NaiveDate,
-) -> Result<(Verdict, Snapshot, RepoConfig), CliError> {
+) -> Result<(Verdict, Snapshot, RepoConfig), LocalError> {
     let src = GitRepo::new(repo);
     let (trees, cfg, settings) = read_trees(
         &src,
@@ -497,121 +425,4 @@ pub async fn check_local(
     let s = snapshot_from_trees(trees, facts, artifacts, settings, today);
     let v = verify(&s, &cfg);
     Ok((v, s, cfg))
-}
-
-fn run(args: &Args) -> Result<(Verdict, Vec<String>), CliError> {
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|e| CliError::Io(p.display().to_string(), e.to_string()))
-    };
-    let signoff = args.signoff.as_deref().map(read).transpose()?;
-    let facts: GithubFacts = match &args.facts {
-        Some(p) => serde_json::from_str(&read(p)?)
-            .map_err(|e| CliError::Parse(p.display().to_string(), e.to_string()))?,
-        None => GithubFacts::default(),
-    };
-    let artifacts = args.artifacts.as_deref().map(read_artifacts).transpose()?;
-    let today = args
-        .today
-        .unwrap_or_else(|| chrono::Utc::now().date_naive());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Io("tokio runtime".into(), e.to_string()))?;
-    let (v, s, _) = rt.block_on(check_local(
-        &args.repo,
-        &args.base,
-        &args.head,
-        signoff.as_deref(),
-        facts,
-        artifacts,
-        today,
-    ))?;
-    Ok((v, s.notes))
-}
-
-/// Entry point of `sweepgate check`: exit 0 on PASS, 1 on REJECTED, 2 on a
-/// usage or input error.
-pub fn cli_main(args: Vec<String>) -> ExitCode {
-    let parsed = match parse_args(&args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
-    crate::progress::enable_on_terminal();
-    match run(&parsed) {
-        Ok((v, notes)) => {
-            if parsed.json {
-                let out = serde_json::json!({
-                    "verdict": if v.passed() { "PASS" } else { "REJECTED" },
-                    "head_sha": v.head_sha,
-                    "signer": v.signer,
-                    "rows": v.rows,
-                    "not_provided": notes,
-                    "comment": render_comment(&v),
-                });
-                println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
-            } else {
-                println!("{}", render_comment(&v));
-                if !notes.is_empty() {
-                    eprintln!("not provided: {}", notes.join("; "));
-                }
-            }
-            if v.passed() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn arguments_parse_with_or_without_the_subcommand() {
-        let a = parse_args(
-            &[
-                "check",
-                "--repo",
-                "r",
-                "--base",
-                "b",
-                "--head",
-                "h",
-                "--today",
-                "2026-10-16",
-                "--format",
-                "json",
-            ]
-            .map(String::from),
-        )
-        .unwrap();
-        assert_eq!((a.base.as_str(), a.head.as_str(), a.json), ("b", "h", true));
-        assert_eq!(a.today, NaiveDate::from_ymd_opt(2026, 10, 16));
-        assert!(matches!(
-            parse_args(&["--repo".to_owned()]),
-            Err(CliError::Usage(_))
-        ));
-        assert!(matches!(
-            parse_args(&["--base", "b", "--head", "h"].map(String::from)),
-            Err(CliError::Usage(_))
-        ));
-        assert!(
-            parse_args(
-                &[
-                    "--repo", "r", "--base", "b", "--head", "h", "--today", "16.10."
-                ]
-                .map(String::from)
-            )
-            .is_err()
-        );
-    }
 }

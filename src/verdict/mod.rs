@@ -8,11 +8,11 @@ pub mod remote;
 use askama::Template;
 use serde::Serialize;
 
-use crate::checks::snapshot::Snapshot;
-use crate::checks::{CheckResult, Evidence, Outcome, verifier};
-use crate::config::RepoConfig;
+use sweepgate_core::checks::snapshot::Snapshot;
+use sweepgate_core::checks::{CheckResult, Evidence, Outcome, verifier};
+use sweepgate_core::config::RepoConfig;
 
-pub use local::{CliError, GithubFacts, Trees, check_local, cli_main, snapshot_from_trees};
+pub use local::{GithubFacts, LocalError, Trees, check_local, snapshot_from_trees};
 
 /// The status context the required check depends on.
 pub const STATUS_CONTEXT: &str = "codeowner-signoff-verify";
@@ -47,7 +47,7 @@ pub struct Verdict {
     pub run: Option<u64>,
     /// The curves Check 14 assessed, for the dashboard's plot.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub pareto: Vec<crate::checks::c14_pareto::Series>,
+    pub pareto: Vec<sweepgate_core::checks::c14_pareto::Series>,
     /// Where the dashboard shows the plot (linked from the comment).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plot_url: Option<String>,
@@ -75,7 +75,7 @@ pub fn verify(s: &Snapshot, cfg: &RepoConfig) -> Verdict {
             .clone()
             .filter(|h| !h.is_empty() && *h != s.pr.head_sha),
         run: s.pinned_run.as_ref().map(|r| r.id),
-        pareto: crate::checks::c14_pareto::series(s, cfg),
+        pareto: sweepgate_core::checks::c14_pareto::series(s, cfg),
         plot_url: None,
     }
 }
@@ -97,7 +97,7 @@ pub fn row_line(r: &CheckResult) -> String {
         Some(a) => format!(
             "PASS (acknowledged by @{}: {})",
             a.user,
-            crate::checks::one_line(&a.reason)
+            sweepgate_core::checks::one_line(&a.reason)
         ),
         None => r.outcome.as_str().to_owned(),
     };
@@ -334,7 +334,7 @@ mod tests {
     fn rejected_comment_puts_blocking_rows_first() {
         let mut acked = CheckResult::review(3, "arg absent.");
         acked.outcome = Outcome::Pass;
-        acked.acknowledged = Some(crate::checks::Acknowledgement {
+        acked.acknowledged = Some(sweepgate_core::checks::Acknowledgement {
             user: "lead".into(),
             reason: "equivalent".into(),
             url: String::new(),

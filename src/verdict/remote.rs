@@ -10,23 +10,23 @@ use std::io::Read;
 use chrono::NaiveDate;
 use futures::{StreamExt, TryStreamExt};
 
-use super::CliError;
+use super::LocalError;
 use super::local::{GithubFacts, PolicyAt, add_artifact_file, read_trees, snapshot_from_trees};
-use crate::checks::c03_upstream;
-use crate::checks::c04_reuse::newest_authorized;
-use crate::checks::snapshot::{
+use crate::events::HandlerError;
+use crate::github::{Api, GitHubError, GitHubSource};
+use crate::repo::RepoSource;
+use crate::store::SweepRow;
+use sweepgate_core::checks::c03_upstream;
+use sweepgate_core::checks::c04_reuse::newest_authorized;
+use sweepgate_core::checks::snapshot::{
     ArtifactInfo, CheckRun, Comment, PinnedRun, PullRequest, RunArtifacts, Signoff, SignoffKind,
     Snapshot, UpstreamPr,
 };
-use crate::checks::{command_lines, verifier};
-use crate::config::RepoConfig;
-use crate::events::HandlerError;
-use crate::github::{Api, GitHubError, GitHubSource};
-use crate::ids::{PrNumber, RepoName, RunId};
-use crate::recipe::codeowners::{self, Owner};
-use crate::repo::RepoSource;
-use crate::store::SweepRow;
-use crate::sweep::runs::{labels_at, tested_head};
+use sweepgate_core::checks::{command_lines, verifier};
+use sweepgate_core::config::RepoConfig;
+use sweepgate_core::ids::{PrNumber, RepoName, RunId};
+use sweepgate_core::recipe::codeowners::{self, Owner};
+use sweepgate_core::sweep::runs::{labels_at, tested_head};
 
 /// What to assess.
 pub struct Request<'a> {
@@ -67,7 +67,7 @@ async fn dispatched_check_runs(
             .filter(|c| {
                 c.details_url
                     .as_deref()
-                    .and_then(crate::checks::c01_sweep::run_id_of)
+                    .and_then(sweepgate_core::checks::c01_sweep::run_id_of)
                     == Some(run_id as u64)
             })
             .collect();
@@ -81,14 +81,14 @@ fn wanted_artifact(name: &str) -> bool {
     matches!(name, "results_bmk" | "eval_results_all") || name.starts_with("bmk_agentic_")
 }
 
-fn tree_error(e: CliError) -> HandlerError {
+fn tree_error(e: LocalError) -> HandlerError {
     match e {
         // A policy file on the default branch that does not parse: retrying
         // cannot help; the message names the file.
-        CliError::Parse(file, msg) => HandlerError::Permanent(format!("{file}: {msg}")),
+        LocalError::Parse(file, msg) => HandlerError::Permanent(format!("{file}: {msg}")),
         other => HandlerError::Transient {
             retry_after: match &other {
-                CliError::Repo(e) => e.retry_after(),
+                LocalError::Repo(e) => e.retry_after(),
                 _ => None,
             },
             message: other.to_string(),
@@ -144,7 +144,9 @@ pub fn latest_signoff(
                 .iter()
                 .map(|(c, sha)| (as_signoff(c, SignoffKind::ReviewComment), sha.clone())),
         )
-        .filter(|(s, _)| crate::signoff::is_signoff(&s.body) && !s.author.ends_with("[bot]"))
+        .filter(|(s, _)| {
+            sweepgate_core::signoff::is_signoff(&s.body) && !s.author.ends_with("[bot]")
+        })
         .collect();
     all.sort_by(|a, b| a.0.created_at.cmp(&b.0.created_at));
     all.pop()
@@ -217,7 +219,7 @@ async fn find_run(
     reuse: &[String],
     head_branch: &str,
     commits: &BTreeSet<String>,
-) -> Result<Option<crate::sweep::runs::RunFacts>, GitHubError> {
+) -> Result<Option<sweepgate_core::sweep::runs::RunFacts>, GitHubError> {
     let newest = newest_authorized(comments, reuse);
     let named = req
         .pinned_run
@@ -225,7 +227,7 @@ async fn find_run(
     if let Some(id) = named {
         let mut run = api.workflow_run(req.repo, id).await?;
         if let Some(r) = run.as_mut() {
-            tested_head(r, req.swept);
+            tested_head(r, req.swept.iter().map(|s| (s.run_id, s.head_sha.as_str())));
         }
         return Ok(run);
     }
@@ -298,7 +300,7 @@ pub async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, HandlerError
     let policy_sha = src
         .resolve(req.default_branch)
         .await
-        .map_err(|e| tree_error(CliError::Repo(e)))?;
+        .map_err(|e| tree_error(LocalError::Repo(e)))?;
     let (trees, _, settings) = read_trees(
         &src,
         &pull.base.name,
@@ -383,7 +385,7 @@ pub async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, HandlerError
             for m in &req.cfg.paths.master_configs {
                 if let Some(b) = crate::repo::read_optional(&src, &run.head_sha, m)
                     .await
-                    .map_err(|e| tree_error(CliError::Repo(e)))?
+                    .map_err(|e| tree_error(LocalError::Repo(e)))?
                 {
                     run_files.insert(m.clone(), String::from_utf8_lossy(&b).into_owned());
                 }
@@ -421,7 +423,7 @@ pub async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, HandlerError
 
     // Upstream recipe PRs the sign-off links; one the API will not show
     // stays unread (Check 3 says so).
-    let detail = crate::signoff::detail_section(&req.signoff.body);
+    let detail = sweepgate_core::signoff::detail_section(&req.signoff.body);
     let (links, _pages) = c03_upstream::links(&detail, req.cfg);
     let mut upstream: Vec<UpstreamPr> = Vec::new();
     for (r, n) in links {

@@ -1,0 +1,552 @@
+//! Facts parsed once from a [`LintInput`]: master configs at base and head,
+//! the keys the PR changes (directly or through the files they resolve to),
+//! per-launcher resolutions, script and recipe facts, changelog, MODELS.md
+//! and golden curves. Pure.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::files::FileStatus;
+use crate::recipe::changelog;
+use crate::recipe::golden::GoldenSet;
+use crate::recipe::launcher::{LabelResolution, LauncherTable, Route, Scenario, ScriptQuery};
+use crate::recipe::master::{self, MasterConfig, MasterEntry, SearchEntry};
+use crate::recipe::models_md::{self, ModelsMd};
+use crate::recipe::runners::{self, RunnerConfig};
+use crate::recipe::script::{self, ScriptFacts};
+use crate::recipe::srt::{self, SrtRecipe};
+
+use super::input::LintInput;
+use super::{Finding, Severity};
+
+/// How a key changed between base and head (verifier-checks §0.4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum KeyChange {
+    Added,
+    Changed,
+    /// Unchanged itself, but a file it resolves to changed.
+    Indirect,
+}
+
+/// One distinct launch variant of a key: a spec value and scenario (and
+/// the recipes of its arms), with its resolution on every launcher.
+#[derive(Debug, Clone)]
+pub struct KeyRoute {
+    pub spec: String,
+    pub scenario: Scenario,
+    pub config_files: Vec<String>,
+    pub resolution: LabelResolution,
+}
+
+/// A script in scope, with its text.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub facts: ScriptFacts,
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Context<'a> {
+    pub input: &'a LintInput,
+    pub head_master: Option<MasterConfig>,
+    /// Entry content (positions dropped) per key, base and head.
+    pub base_entries: BTreeMap<String, serde_json::Value>,
+    pub head_entries: BTreeMap<String, serde_json::Value>,
+    pub changed_keys: Vec<(String, KeyChange)>,
+    pub removed_keys: Vec<String>,
+    pub runners: Option<RunnerConfig>,
+    pub base_runners: Option<RunnerConfig>,
+    pub launchers: LauncherTable,
+    /// Routes of every head key.
+    pub routes: BTreeMap<String, Vec<KeyRoute>>,
+    pub scripts: BTreeMap<String, Script>,
+    pub recipes: BTreeMap<String, SrtRecipe>,
+    pub base_changelog: Option<changelog::Document>,
+    pub head_changelog: Option<changelog::Document>,
+    pub models: Option<ModelsMd>,
+    pub golden: GoldenSet,
+    /// Files that could not be read as what they should be.
+    pub problems: Vec<Finding>,
+}
+
+fn entry_json(
+    file: &str,
+    bytes: &[u8],
+    out: &mut BTreeMap<String, serde_json::Value>,
+) -> Result<(), crate::recipe::ParseError> {
+    let doc = master::parse_document(file, bytes)?;
+    for e in doc.entries {
+        out.insert(e.key.clone(), e.node.value.to_json());
+    }
+    Ok(())
+}
+
+/// `CONFIG_FILE=` / `EVAL_CONFIG_FILE=` values of a search entry's workers.
+pub fn config_files(s: &SearchEntry) -> Vec<String> {
+    settings(s)
+        .into_iter()
+        .filter_map(|t| {
+            let (k, v) = t.split_once('=')?;
+            matches!(k.trim(), "CONFIG_FILE" | "EVAL_CONFIG_FILE")
+                .then(|| v.trim().trim_matches('"').to_string())
+        })
+        .collect()
+}
+
+/// Every `additional-settings` item of a search entry's workers, with its line.
+pub fn settings_at(s: &SearchEntry) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for w in [&s.prefill, &s.decode].into_iter().flatten() {
+        if let Some(master::At {
+            value: Some(items), ..
+        }) = &w.additional_settings
+        {
+            for i in items {
+                out.push((i.value.clone(), i.pos.line as usize));
+            }
+        }
+    }
+    out
+}
+
+pub fn settings(s: &SearchEntry) -> Vec<String> {
+    settings_at(s).into_iter().map(|(t, _)| t).collect()
+}
+
+/// Search entries with their scenario.
+pub fn arms(e: &MasterEntry) -> Vec<(Scenario, &SearchEntry)> {
+    let mut out = Vec::new();
+    for b in e.scenarios.fixed_seq_len.items() {
+        for s in &b.search_space {
+            out.push((Scenario::FixedSeqLen, s));
+        }
+    }
+    for b in e.scenarios.agentic_coding.items() {
+        for s in &b.search_space {
+            out.push((Scenario::AgenticCoding, s));
+        }
+    }
+    out
+}
+
+impl<'a> Context<'a> {
+    pub fn build(input: &'a LintInput) -> Self {
+        let cfg = &input.config;
+        let mut problems = Vec::new();
+        let mut problem = |file: &str, e: &crate::recipe::ParseError| {
+            problems.push(Finding::new(
+                "L00",
+                Severity::Warning,
+                file,
+                e.loc.line.max(1),
+                format!(
+                    "could not read this file, so the lint rules that need it did not run: {}",
+                    e.message
+                ),
+            ));
+        };
+
+        // Master configs.
+        let head_files: Vec<(&str, &[u8])> = cfg
+            .paths
+            .master_configs
+            .iter()
+            .filter_map(|p| input.head(p).map(|b| (p.as_str(), b)))
+            .collect();
+        let head_master = if head_files.is_empty() {
+            None
+        } else {
+            match master::parse_many(head_files.iter().copied()) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    problem(&e.loc.file.clone(), &e);
+                    None
+                }
+            }
+        };
+        let mut base_entries = BTreeMap::new();
+        let mut head_entries = BTreeMap::new();
+        for p in &cfg.paths.master_configs {
+            if let Some(b) = input.base(p) {
+                let _ = entry_json(p, b, &mut base_entries);
+            }
+            if let Some(b) = input.head(p) {
+                let _ = entry_json(p, b, &mut head_entries);
+            }
+        }
+
+        let runners = input.head(&cfg.paths.runners).and_then(|b| {
+            match runners::parse(&cfg.paths.runners, b) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    problem(&cfg.paths.runners, &e);
+                    None
+                }
+            }
+        });
+        let base_runners = input
+            .base(&cfg.paths.runners)
+            .and_then(|b| runners::parse(&cfg.paths.runners, b).ok());
+
+        let launchers = LauncherTable::default();
+        let mut routes = BTreeMap::new();
+        if let Some(m) = &head_master {
+            for e in &m.entries {
+                routes.insert(
+                    e.key.clone(),
+                    Self::routes_of(&launchers, runners.as_ref(), e, &input.head_tree),
+                );
+            }
+        }
+
+        // Scripts and recipes in scope: changed ones, and those resolved.
+        let mut scripts = BTreeMap::new();
+        let mut recipes = BTreeMap::new();
+        for (path, bytes) in &input.head_files {
+            if Self::is_benchmark_script(input, path) {
+                match script::parse_script(path, bytes) {
+                    Ok(facts) => {
+                        scripts.insert(
+                            path.clone(),
+                            Script {
+                                facts,
+                                text: String::from_utf8_lossy(bytes).into_owned(),
+                            },
+                        );
+                    }
+                    Err(e) => problem(path, &e),
+                }
+            } else if Self::is_recipe_path(input, path) {
+                match srt::parse_recipe(path, bytes) {
+                    Ok(r) => {
+                        recipes.insert(path.clone(), r);
+                    }
+                    Err(e) => problem(path, &e),
+                }
+            }
+        }
+
+        let read_changelog =
+            |b: Option<&[u8]>| b.and_then(|b| changelog::read(&cfg.paths.changelog, b).ok());
+        let base_changelog = read_changelog(input.base(&cfg.paths.changelog));
+        let head_changelog = match input.head(&cfg.paths.changelog) {
+            Some(b) => match changelog::read(&cfg.paths.changelog, b) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    problem(&cfg.paths.changelog, &e);
+                    None
+                }
+            },
+            None => None,
+        };
+        let models = input
+            .head(&cfg.paths.models_policy)
+            .and_then(|b| models_md::parse(&cfg.paths.models_policy, b).ok());
+        let golden_files: Vec<(&str, &[u8])> = input
+            .head_files
+            .iter()
+            .filter(|(p, _)| p.starts_with(&cfg.paths.golden_al_dir))
+            .map(|(p, b)| (p.as_str(), b.as_slice()))
+            .collect();
+        let golden = GoldenSet::parse_files(golden_files).unwrap_or_default();
+
+        let mut ctx = Context {
+            input,
+            head_master,
+            base_entries,
+            head_entries,
+            changed_keys: Vec::new(),
+            removed_keys: Vec::new(),
+            runners,
+            base_runners,
+            launchers,
+            routes,
+            scripts,
+            recipes,
+            base_changelog,
+            head_changelog,
+            models,
+            golden,
+            problems,
+        };
+        ctx.changed_keys = ctx.compute_changed_keys();
+        ctx.removed_keys = ctx
+            .base_entries
+            .keys()
+            .filter(|k| !ctx.head_entries.contains_key(*k))
+            .cloned()
+            .collect();
+        ctx
+    }
+
+    fn is_benchmark_script(input: &LintInput, path: &str) -> bool {
+        let p = &input.config.paths;
+        path.ends_with(".sh") && path.starts_with(&p.benchmarks) && path != p.benchmark_lib
+    }
+
+    fn is_recipe_path(input: &LintInput, path: &str) -> bool {
+        let p = &input.config.paths;
+        (path.ends_with(".yaml") || path.ends_with(".yml"))
+            && path.starts_with(&p.multi_node_scripts)
+    }
+
+    fn routes_of(
+        launchers: &LauncherTable,
+        runners: Option<&RunnerConfig>,
+        e: &MasterEntry,
+        tree: &BTreeSet<String>,
+    ) -> Vec<KeyRoute> {
+        let nodes: Option<Vec<String>> = runners
+            .and_then(|r| r.label(&e.runner.value))
+            .map(|l| l.runners.iter().map(|n| n.value.clone()).collect());
+        let mut seen: Vec<(String, Scenario, Vec<String>)> = Vec::new();
+        let mut out = Vec::new();
+        for (scenario, s) in arms(e) {
+            let spec = s.spec_decoding().as_str().to_string();
+            let files = config_files(s);
+            let id = (spec.clone(), scenario, files.clone());
+            if seen.contains(&id) {
+                continue;
+            }
+            seen.push(id);
+            let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+            let q = ScriptQuery {
+                key: &e.key,
+                model_prefix: &e.model_prefix.value,
+                precision: &e.precision.value,
+                runner: &e.runner.value,
+                framework: &e.framework.value,
+                spec_decoding: &spec,
+                scenario,
+                multinode: e.multinode.value,
+                config_files: &refs,
+            };
+            let resolution = launchers.resolve_label(&q, nodes.as_deref(), tree);
+            out.push(KeyRoute {
+                spec,
+                scenario,
+                config_files: files,
+                resolution,
+            });
+        }
+        out
+    }
+
+    /// Every path a key's routes name (candidates, resolved scripts, recipes).
+    fn route_paths(routes: &[KeyRoute]) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in routes {
+            for l in &r.resolution.per_launcher {
+                match &l.route {
+                    Route::Script { candidates, .. } => out.extend(candidates.iter().cloned()),
+                    Route::Recipes(refs) => out.extend(refs.iter().map(|x| x.local_path.clone())),
+                    Route::Unsupported(_) => {}
+                }
+                out.push(l.launcher_path.clone());
+            }
+        }
+        out
+    }
+
+    fn compute_changed_keys(&self) -> Vec<(String, KeyChange)> {
+        let mut out = Vec::new();
+        let Some(m) = &self.head_master else {
+            return out;
+        };
+        for e in &m.entries {
+            let change = match (self.base_entries.get(&e.key), self.head_entries.get(&e.key)) {
+                (None, _) => Some(KeyChange::Added),
+                (Some(b), Some(h)) if b != h => Some(KeyChange::Changed),
+                _ => {
+                    let paths = self
+                        .routes
+                        .get(&e.key)
+                        .map(|r| Self::route_paths(r))
+                        .unwrap_or_default();
+                    paths
+                        .iter()
+                        .any(|p| self.input.is_changed(p))
+                        .then_some(KeyChange::Indirect)
+                }
+            };
+            if let Some(c) = change {
+                out.push((e.key.clone(), c));
+            }
+        }
+        out
+    }
+
+    /// Head paths the rules want beyond the changed files: the scripts and
+    /// recipes of changed keys and of keys named by new changelog entries.
+    pub fn wanted_paths(&self) -> Vec<String> {
+        let mut keys: BTreeSet<String> = self.changed_keys.iter().map(|(k, _)| k.clone()).collect();
+        if let Some(m) = &self.head_master {
+            for entry in self.new_changelog_entries() {
+                for k in m.keys() {
+                    if entry.selects(k) {
+                        keys.insert(k.to_string());
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for k in keys {
+            if let Some(r) = self.routes.get(&k) {
+                for p in Self::route_paths(r) {
+                    if self.input.head_tree.contains(&p) && !self.input.head_files.contains_key(&p)
+                    {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    pub fn entry(&self, key: &str) -> Option<&MasterEntry> {
+        self.head_master.as_ref().and_then(|m| m.get(key))
+    }
+
+    /// Added or changed keys (not the indirect ones), with their entries.
+    pub fn direct_keys(&self) -> Vec<&MasterEntry> {
+        self.changed_keys
+            .iter()
+            .filter(|(_, c)| *c != KeyChange::Indirect)
+            .filter_map(|(k, _)| self.entry(k))
+            .collect()
+    }
+
+    /// Every changed key, indirect ones included.
+    pub fn all_changed(&self) -> Vec<&MasterEntry> {
+        self.changed_keys
+            .iter()
+            .filter_map(|(k, _)| self.entry(k))
+            .collect()
+    }
+
+    /// Changelog entries past the base length (verifier-checks §0.4.6).
+    pub fn new_changelog_entries(&self) -> Vec<&changelog::Entry> {
+        let base_items = self.base_changelog.as_ref().map_or(0, |d| d.items);
+        match &self.head_changelog {
+            Some(d) => d.entries.iter().filter(|e| e.index >= base_items).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Scripts a key runs (resolved on any launcher).
+    pub fn scripts_of(&self, key: &str) -> Vec<&Script> {
+        let mut paths: BTreeSet<&str> = BTreeSet::new();
+        if let Some(rs) = self.routes.get(key) {
+            for r in rs {
+                for l in &r.resolution.per_launcher {
+                    if let Some(s) = l.script() {
+                        paths.insert(s);
+                    }
+                }
+            }
+        }
+        paths
+            .into_iter()
+            .filter_map(|p| self.scripts.get(p))
+            .collect()
+    }
+
+    /// Recipes a key runs that exist in the repository.
+    pub fn recipes_of(&self, key: &str) -> Vec<&SrtRecipe> {
+        let mut paths: BTreeSet<&str> = BTreeSet::new();
+        if let Some(rs) = self.routes.get(key) {
+            for r in rs {
+                for l in &r.resolution.per_launcher {
+                    if let Route::Recipes(refs) = &l.route {
+                        for x in refs {
+                            paths.insert(&x.local_path);
+                        }
+                    }
+                }
+            }
+        }
+        paths
+            .into_iter()
+            .filter_map(|p| self.recipes.get(p))
+            .collect()
+    }
+
+    /// Head keys that run a recipe.
+    pub fn keys_running_recipe(&self, path: &str) -> Vec<&MasterEntry> {
+        let Some(m) = &self.head_master else {
+            return Vec::new();
+        };
+        m.entries
+            .iter()
+            .filter(|e| self.recipes_of(&e.key).iter().any(|r| r.path == path))
+            .collect()
+    }
+
+    /// Head keys that run a script.
+    pub fn keys_running_script(&self, path: &str) -> Vec<&MasterEntry> {
+        let Some(m) = &self.head_master else {
+            return Vec::new();
+        };
+        m.entries
+            .iter()
+            .filter(|e| self.scripts_of(&e.key).iter().any(|s| s.facts.path == path))
+            .collect()
+    }
+
+    /// Scripts the lint looks at: changed ones and those of changed keys.
+    pub fn scripts_in_scope(&self) -> Vec<&Script> {
+        let mut paths: BTreeSet<&str> = BTreeSet::new();
+        for s in self.scripts.values() {
+            if self
+                .input
+                .change(&s.facts.path)
+                .is_some_and(|c| c.status != FileStatus::Removed)
+            {
+                paths.insert(&s.facts.path);
+            }
+        }
+        for e in self.all_changed() {
+            for s in self.scripts_of(&e.key) {
+                paths.insert(&s.facts.path);
+            }
+        }
+        paths
+            .into_iter()
+            .filter_map(|p| self.scripts.get(p))
+            .collect()
+    }
+
+    /// Recipes the lint looks at: changed ones and those of changed keys.
+    pub fn recipes_in_scope(&self) -> Vec<&SrtRecipe> {
+        let mut paths: BTreeSet<&str> = BTreeSet::new();
+        for r in self.recipes.values() {
+            if self
+                .input
+                .change(&r.path)
+                .is_some_and(|c| c.status != FileStatus::Removed)
+            {
+                paths.insert(&r.path);
+            }
+        }
+        for e in self.all_changed() {
+            for r in self.recipes_of(&e.key) {
+                paths.insert(&r.path);
+            }
+        }
+        paths
+            .into_iter()
+            .filter_map(|p| self.recipes.get(p))
+            .collect()
+    }
+
+    /// The master-config file and line of a key.
+    pub fn key_loc(&self, e: &MasterEntry) -> (String, usize) {
+        (e.file.to_string(), e.pos.line as usize)
+    }
+
+    /// The script is a single-node agentic script (by directory).
+    pub fn is_agentic_script(&self, path: &str) -> bool {
+        path.starts_with(&self.input.config.paths.agentic_scripts) || path.contains("/agentic/")
+    }
+}

@@ -1,0 +1,97 @@
+//! [`LintInput`]: what the lint reads of a PR, built once by the service
+//! (from a local clone or the GitHub API) so the CLI and the server share
+//! it. Rules never do I/O.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::config::RepoConfig;
+use crate::files::FileStatus;
+
+use super::data::LintData;
+
+/// One file the PR changes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ChangedPath {
+    pub path: String,
+    pub previous_path: Option<String>,
+    pub status: FileStatus,
+}
+
+/// A PR as the lint sees it: contents at base and head of the changed files
+/// and of the files they resolve to, the head tree and the configuration.
+#[derive(Debug, Clone)]
+pub struct LintInput {
+    pub pr: Option<u64>,
+    /// The assessed commit (full id).
+    pub head_sha: String,
+    /// The merge base the diff starts from.
+    pub base_sha: String,
+    pub config: RepoConfig,
+    pub data: LintData,
+    pub changed: Vec<ChangedPath>,
+    pub head_tree: BTreeSet<String>,
+    pub base_tree: BTreeSet<String>,
+    pub base_files: BTreeMap<String, Vec<u8>>,
+    pub head_files: BTreeMap<String, Vec<u8>>,
+}
+
+impl LintInput {
+    /// An input with no files, for building one by hand (tests, callers
+    /// holding the contents already).
+    pub fn new(config: RepoConfig, data: LintData) -> Self {
+        Self {
+            pr: None,
+            head_sha: String::new(),
+            base_sha: String::new(),
+            config,
+            data,
+            changed: Vec::new(),
+            head_tree: BTreeSet::new(),
+            base_tree: BTreeSet::new(),
+            base_files: BTreeMap::new(),
+            head_files: BTreeMap::new(),
+        }
+    }
+
+    pub fn head(&self, path: &str) -> Option<&[u8]> {
+        self.head_files.get(path).map(Vec::as_slice)
+    }
+
+    pub fn base(&self, path: &str) -> Option<&[u8]> {
+        self.base_files.get(path).map(Vec::as_slice)
+    }
+
+    pub fn head_text(&self, path: &str) -> Option<&str> {
+        self.head(path).and_then(|b| std::str::from_utf8(b).ok())
+    }
+
+    pub fn is_changed(&self, path: &str) -> bool {
+        self.changed
+            .iter()
+            .any(|c| c.path == path || c.previous_path.as_deref() == Some(path))
+    }
+
+    pub fn change(&self, path: &str) -> Option<&ChangedPath> {
+        self.changed.iter().find(|c| c.path == path)
+    }
+
+    /// Paths the configuration names as policy or model files.
+    pub fn policy_paths(&self) -> Vec<String> {
+        let p = &self.config.paths;
+        let mut out: Vec<String> = p.master_configs.clone();
+        out.push(p.runners.clone());
+        out.push(p.changelog.clone());
+        out.push(p.models_policy.clone());
+        out.push(p.benchmark_lib.clone());
+        for t in [&self.head_tree, &self.base_tree] {
+            for path in t {
+                if path.starts_with(&p.golden_al_dir) || path.starts_with(&p.waivers_dir) {
+                    out.push(path.clone());
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}

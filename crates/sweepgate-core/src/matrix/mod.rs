@@ -1,0 +1,171 @@
+//! Expansion of master configs into the sweep job matrix, identical to the
+//! reference generator (`generate_sweep_configs.py full-sweep|test-config`,
+//! spec `reference/matrix-generator.md`).
+//!
+//! The pieces are pure and separately callable: [`parse_args`], [`load`]
+//! (the only part doing I/O), [`generate::full_sweep`] /
+//! [`generate::test_config`], [`evals::apply`], and the output writers in
+//! [`rows`]. [`run`] chains them; the service's `sweepgate matrix` prints.
+
+pub mod args;
+pub mod evals;
+pub mod generate;
+pub mod jobs;
+pub mod rows;
+
+use std::path::Path;
+
+pub use args::{
+    Command, FullSweepOptions, MatrixArgs, ScenarioType, SeqLen, SharedOptions, TestConfigOptions,
+    parse_args,
+};
+pub use evals::EvalMode;
+pub use rows::{Row, to_python_json};
+
+use crate::recipe::ParseError;
+use crate::recipe::master::{self, MasterConfig, MasterDocument};
+use crate::recipe::runners::{self, RunnerConfig};
+
+/// Why the generator stops. `exit_code` gives the reference's status.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MatrixError {
+    /// `-h`/`--help`: the text to print on stdout (exit 0).
+    #[error("{0}")]
+    Help(String),
+    /// An argparse-style failure (exit 2).
+    #[error("{message}")]
+    Usage { usage: String, message: String },
+    #[error("Input file '{0}' does not exist.")]
+    MasterFileMissing(String),
+    #[error("Runner config file '{0}' does not exist.")]
+    RunnerFileMissing(String),
+    /// A master or runner file that does not load or validate.
+    #[error("{}", .0.message)]
+    Config(ParseError),
+    #[error("Invalid runner type(s): {bad}. Valid runner types are: {valid}")]
+    InvalidRunnerType { bad: String, valid: String },
+    #[error("Config key(s) not found: {key}.\nAvailable keys: {available}")]
+    KeyNotFound { key: String, available: String },
+    #[error("Pattern '{pattern}' matched no config keys.\nAvailable keys: {available}")]
+    PatternNoMatch { pattern: String, available: String },
+    /// Agentic DRAM sizing failed (missing hardware, topology).
+    #[error("{0}")]
+    Dram(String),
+    /// An input the reference accepts in validation but crashes on (null
+    /// scenario list, topology that does not match `multinode`).
+    #[error("{0}")]
+    Crash(String),
+    #[error("The following parsed matrix entry failed validation: {0}")]
+    RowValidation(String),
+}
+
+impl MatrixError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            MatrixError::Help(_) => 0,
+            MatrixError::Usage { .. } => 2,
+            _ => 1,
+        }
+    }
+}
+
+impl From<ParseError> for MatrixError {
+    fn from(e: ParseError) -> Self {
+        MatrixError::Config(e)
+    }
+}
+
+/// The loaded inputs of one invocation.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    pub master: MasterConfig,
+    pub runners: RunnerConfig,
+}
+
+/// Loads the master files (merged in order) and the runner file relative to
+/// `repo_root`, in the reference's order of checks (§1.5 steps 6–7).
+pub fn load(shared: &SharedOptions, repo_root: &Path) -> Result<Inputs, MatrixError> {
+    let mut doc = MasterDocument::default();
+    for f in &shared.config_files {
+        let bytes = std::fs::read(repo_root.join(f))
+            .map_err(|_| MatrixError::MasterFileMissing(f.clone()))?;
+        doc.merge(master::parse_document(f, &bytes)?)?;
+    }
+    let master = doc.validate()?;
+    let rf = &shared.runner_config;
+    let bytes = std::fs::read(repo_root.join(rf))
+        .map_err(|_| MatrixError::RunnerFileMissing(rf.clone()))?;
+    let runners = runners::parse(rf, &bytes)?;
+    Ok(Inputs { master, runners })
+}
+
+/// Generation plus eval steps over loaded inputs (§1.5 steps 8–9).
+pub fn generate<'a>(args: &MatrixArgs, inputs: &'a Inputs) -> Result<Vec<Row<'a>>, MatrixError> {
+    let s = &args.shared;
+    let rows = match &args.command {
+        Command::FullSweep(o) => generate::full_sweep(&inputs.master, &inputs.runners, s, o)?,
+        Command::TestConfig(o) => generate::test_config(&inputs.master, &inputs.runners, s, o)?,
+    };
+    Ok(evals::apply(
+        rows,
+        EvalMode::from_flags(s.no_evals, s.evals_only, s.all_evals),
+    ))
+}
+
+/// Splits off `--repo PATH` / `--repo=PATH` (ours, not the reference's).
+pub fn split_repo(args: &[String]) -> Result<(Vec<String>, Option<String>), MatrixError> {
+    let mut rest = Vec::with_capacity(args.len());
+    let mut repo = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--repo" {
+            match it.next() {
+                Some(p) => repo = Some(p.clone()),
+                None => {
+                    return Err(MatrixError::Usage {
+                        usage: "usage: sweepgate matrix [--repo PATH] {full-sweep,test-config} ..."
+                            .into(),
+                        message: "argument --repo: expected one argument".into(),
+                    });
+                }
+            }
+        } else if let Some(p) = a.strip_prefix("--repo=") {
+            repo = Some(p.to_string());
+        } else {
+            rest.push(a.clone());
+        }
+    }
+    Ok((rest, repo))
+}
+
+/// Runs the generator's arguments (without the program name) against the
+/// repository at `repo_root`; returns the JSON list.
+pub fn run(args: &[String], repo_root: &Path) -> Result<serde_json::Value, MatrixError> {
+    let (args, _) = split_repo(args)?;
+    let parsed = parse_args(&args)?;
+    let inputs = load(&parsed.shared, repo_root)?;
+    let rows = generate(&parsed, &inputs)?;
+    Ok(serde_json::Value::Array(
+        rows.iter().map(Row::to_value).collect(),
+    ))
+}
+
+/// Like [`run`] but returns the exact text the reference prints on stdout.
+pub fn run_to_string(args: &[String], repo_root: &Path) -> Result<String, MatrixError> {
+    let parsed = parse_args(args)?;
+    let inputs = load(&parsed.shared, repo_root)?;
+    let rows = generate(&parsed, &inputs)?;
+    Ok(to_python_json(&rows))
+}
+
+/// The text printed on stderr for an error (its last line names the problem).
+pub fn error_text(e: &MatrixError) -> String {
+    match e {
+        MatrixError::Help(t) => t.clone(),
+        MatrixError::Usage { usage, message } => {
+            format!("{usage}\nsweepgate matrix: error: {message}")
+        }
+        MatrixError::Config(p) => format!("error: {}: {}", p.loc, p.message),
+        other => format!("error: {other}"),
+    }
+}

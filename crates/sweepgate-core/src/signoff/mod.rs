@@ -1,0 +1,381 @@
+//! Sign-off detection and checklist parsing (`verifier-checks.md` §0.1,
+//! Check 5).
+//!
+//! A body is a sign-off when it contains the trigger phrase. Its checklist
+//! is compared with the template of the target repository
+//! (`docs/PR_REVIEW_CHECKLIST.md` by default: the fenced block under
+//! `## Template`), item by item, by word overlap of content words, so small
+//! wording drift is tolerated and a stale template is caught. What
+//! sweepgate knows about template items (anchor phrases and the check each
+//! item maps to) is data in `checklist/items.toml`.
+use serde::Deserialize;
+
+/// The literal phrase that makes a body a sign-off.
+pub const TRIGGER_PHRASE: &str = "As a PR reviewer and CODEOWNER";
+
+/// The placeholder of an empty detail section.
+pub const DETAIL_PLACEHOLDER: &str = "insert any additional info here";
+
+/// The placeholder of an unsigned template.
+pub const SIGNED_PLACEHOLDER: &str = "FILL_IN_GITHUB_USERNAME";
+
+pub fn is_signoff(body: &str) -> bool {
+    body.contains(TRIGGER_PHRASE)
+}
+
+/// One checkbox item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// The text after the checkbox, as written.
+    pub text: String,
+    pub checked: bool,
+    /// Nesting depth (0 top level).
+    pub depth: usize,
+    /// 1-based line in the body or template file.
+    pub line: usize,
+}
+
+impl Item {
+    /// Short form for messages: the first words, links removed.
+    pub fn short(&self) -> String {
+        let words: Vec<String> = normalize(&self.text)
+            .split_whitespace()
+            .take(8)
+            .map(str::to_owned)
+            .collect();
+        format!("\"{}…\"", words.join(" "))
+    }
+}
+
+/// Template of the target repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    pub file: String,
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("{file}: no `## Template` section")]
+    NoSection { file: String },
+    #[error("{file}:{line}: the `## Template` section has no fenced block")]
+    NoFence { file: String, line: usize },
+    #[error("{file}:{line}: the template has no checkbox items")]
+    NoItems { file: String, line: usize },
+}
+
+/// Checkbox items of `text`: lines `- [ ]`, `- [x]`, `- [X]` (also `*`),
+/// any indent; `first_line` is the line number of `text`'s first line.
+pub fn checkbox_items(text: &str, first_line: usize) -> Vec<Item> {
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let trimmed = l.trim_start();
+        let indent = l.len() - trimmed.len();
+        let Some(rest) = trimmed
+            .strip_prefix("- ")
+            .or_else(|| trimmed.strip_prefix("* "))
+        else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let (checked, text) = if let Some(t) = rest.strip_prefix("[ ]") {
+            (false, t)
+        } else if let Some(t) = rest
+            .strip_prefix("[x]")
+            .or_else(|| rest.strip_prefix("[X]"))
+        {
+            (true, t)
+        } else {
+            continue;
+        };
+        out.push(Item {
+            text: text.trim().to_owned(),
+            checked,
+            depth: indent / 2,
+            line: first_line + i,
+        });
+    }
+    out
+}
+
+/// Reads the template: the first fenced block after `## Template`.
+pub fn parse_template(file: &str, text: &str) -> Result<Template, TemplateError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim().eq_ignore_ascii_case("## template"))
+        .ok_or_else(|| TemplateError::NoSection {
+            file: file.to_owned(),
+        })?;
+    let open = lines[start + 1..]
+        .iter()
+        .position(|l| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~"))
+        .map(|p| p + start + 1)
+        .ok_or_else(|| TemplateError::NoFence {
+            file: file.to_owned(),
+            line: start + 1,
+        })?;
+    let fence = &lines[open].trim_start()[..3];
+    let close = lines[open + 1..]
+        .iter()
+        .position(|l| l.trim_start().starts_with(fence))
+        .map_or(lines.len(), |p| p + open + 1);
+    let block = lines[open + 1..close].join("\n");
+    let items = checkbox_items(&block, open + 2);
+    if items.is_empty() {
+        return Err(TemplateError::NoItems {
+            file: file.to_owned(),
+            line: open + 1,
+        });
+    }
+    Ok(Template {
+        file: file.to_owned(),
+        items,
+    })
+}
+
+/// The text under "Additional detail section:" up to `Signed:`.
+pub fn detail_section(body: &str) -> String {
+    let lower = body.to_ascii_lowercase();
+    let Some(i) = lower.find("additional detail section") else {
+        return String::new();
+    };
+    let after = &body[i..];
+    let after = after.split_once('\n').map_or("", |(_, r)| r);
+    let end = after
+        .lines()
+        .position(|l| {
+            l.trim_start()
+                .trim_start_matches(['*', '_'])
+                .starts_with("Signed:")
+        })
+        .unwrap_or(usize::MAX);
+    after
+        .lines()
+        .take(end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_owned()
+}
+
+/// The `Signed:` value, without backticks.
+pub fn signed_name(body: &str) -> Option<String> {
+    body.lines().find_map(|l| {
+        let t = l.trim().trim_start_matches(['*', '_']);
+        t.strip_prefix("Signed:").map(|v| {
+            v.trim()
+                .trim_matches(['`', '*', '_', ' '])
+                .trim_start_matches('@')
+                .to_owned()
+        })
+    })
+}
+
+/// Lowercase, links reduced to their text, punctuation removed.
+pub fn normalize(text: &str) -> String {
+    // [text](url) → text; bare URLs kept as words.
+    let mut s = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("](") {
+        let (before, after) = rest.split_at(i);
+        s.push_str(before);
+        match after.find(')') {
+            Some(j) => rest = &after[j + 1..],
+            None => {
+                rest = after;
+                break;
+            }
+        }
+    }
+    s.push_str(rest);
+    s.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '.' || c == '/' || c == '-' || c == '_' {
+                c.to_ascii_lowercase()
+            } else {
+                ' '
+            }
+        })
+        .collect::<String>()
+        .split_whitespace()
+        .map(|w| w.trim_matches(['.', '-', '_', '/']))
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+const STOP: [&str; 40] = [
+    "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "is", "it", "that", "this",
+    "with", "as", "be", "by", "at", "are", "i", "have", "has", "we", "our", "any", "all", "from",
+    "not", "if", "its", "their", "there", "which", "was", "were", "been", "so", "such", "etc",
+];
+
+/// Content words of a text.
+pub fn content_words(text: &str) -> std::collections::BTreeSet<String> {
+    normalize(text)
+        .split_whitespace()
+        .filter(|w| !STOP.contains(w))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Jaccard similarity of the content words.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let (x, y) = (content_words(a), content_words(b));
+    if x.is_empty() && y.is_empty() {
+        return 1.0;
+    }
+    let inter = x.intersection(&y).count() as f64;
+    let union = x.union(&y).count() as f64;
+    inter / union
+}
+
+/// How a sign-off's checklist compares with the template.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChecklistMatch {
+    /// Per template item: the sign-off item matched to it (index), if any.
+    pub matched: Vec<Option<usize>>,
+    /// Sign-off items.
+    pub signed: Vec<Item>,
+}
+
+impl ChecklistMatch {
+    /// Template items with no counterpart in the sign-off.
+    pub fn missing<'a>(&self, t: &'a Template) -> Vec<&'a Item> {
+        t.items
+            .iter()
+            .zip(&self.matched)
+            .filter(|(_, m)| m.is_none())
+            .map(|(i, _)| i)
+            .collect()
+    }
+    /// Template items present but unchecked.
+    pub fn unchecked<'a>(&self, t: &'a Template) -> Vec<&'a Item> {
+        t.items
+            .iter()
+            .zip(&self.matched)
+            .filter(|(_, m)| m.is_some_and(|j| !self.signed[j].checked))
+            .map(|(i, _)| i)
+            .collect()
+    }
+}
+
+/// Matches each template item to the most similar unused sign-off item at
+/// or above `threshold`.
+pub fn match_checklist(t: &Template, body: &str, threshold: f64) -> ChecklistMatch {
+    let signed = checkbox_items(body, 1);
+    let mut used = vec![false; signed.len()];
+    let mut matched = Vec::with_capacity(t.items.len());
+    for item in &t.items {
+        let best = signed
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| !used[*j])
+            .map(|(j, s)| (j, similarity(&item.text, &s.text)))
+            .filter(|(_, sim)| *sim >= threshold)
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        match best {
+            Some((j, _)) => {
+                used[j] = true;
+                matched.push(Some(j));
+            }
+            None => matched.push(None),
+        }
+    }
+    ChecklistMatch { matched, signed }
+}
+
+/// What sweepgate knows about one template item.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownItem {
+    /// A phrase of the item (lowercase, links and punctuation removed).
+    pub anchor: String,
+    /// Checks the item corresponds to.
+    #[serde(default)]
+    pub checks: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KnownItems {
+    item: Vec<KnownItem>,
+}
+
+/// The built-in item table (`checklist/items.toml`).
+pub const KNOWN_ITEMS_TOML: &str = include_str!("../../../../checklist/items.toml");
+
+/// Parses an item table.
+pub fn known_items(toml_text: &str) -> Result<Vec<KnownItem>, String> {
+    toml::from_str::<KnownItems>(toml_text)
+        .map(|k| k.item)
+        .map_err(|e| e.to_string())
+}
+
+/// The checks a template item maps to, from the table (by anchor).
+pub fn checks_for(item: &Item, known: &[KnownItem]) -> Vec<u8> {
+    let n = normalize(&item.text);
+    known
+        .iter()
+        .find(|k| n.contains(&k.anchor))
+        .map(|k| k.checks.clone())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEMPLATE: &str = "# X\n\n## Template\n```\nAs a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [ ] Verified that as of the moment of typing this, this is the latest version of [PR_REVIEW_CHECKLIST.md](https://x/y)\n- [ ] Verified that this PR passes evals.  Please link to GitHub Action workflow that shows this.\n  - [ ] I linked the corresponding upstream PR\n\n### Additional detail section:\n- insert any additional info here\n\nSigned: `FILL_IN_GITHUB_USERNAME`\n```\n";
+
+    #[test]
+    fn template_items_with_lines_and_depth() {
+        let t = parse_template("c.md", TEMPLATE).unwrap();
+        assert_eq!(t.items.len(), 3);
+        assert_eq!(t.items[0].line, 6);
+        assert_eq!(t.items[2].depth, 1);
+    }
+
+    #[test]
+    fn missing_template_section_is_an_error() {
+        assert!(matches!(
+            parse_template("c.md", "# nothing"),
+            Err(TemplateError::NoSection { .. })
+        ));
+    }
+
+    #[test]
+    fn drifted_wording_matches_and_missing_items_are_named() {
+        let t = parse_template("c.md", TEMPLATE).unwrap();
+        let body = "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Verified that as of the moment of typing this, this is the latest version of PR_REVIEW_CHECKLIST.md\n- [x] Verified that this PR passes evals. Link to the GitHub Action workflow that shows this.\n";
+        let m = match_checklist(&t, body, 0.6);
+        assert_eq!(m.matched[0], Some(0));
+        assert_eq!(m.matched[1], Some(1));
+        let missing = m.missing(&t);
+        assert_eq!(missing.len(), 1);
+        assert!(missing[0].text.contains("upstream PR"));
+    }
+
+    #[test]
+    fn detail_and_signed() {
+        let body = "x\n### Additional detail section:\n- run 12\n\nSigned: `nvpohanh`\n";
+        assert_eq!(detail_section(body), "- run 12");
+        assert_eq!(signed_name(body).as_deref(), Some("nvpohanh"));
+        assert!(is_signoff("As a PR reviewer and CODEOWNER, I"));
+        assert!(!is_signoff("as a pr reviewer"));
+    }
+
+    #[test]
+    fn builtin_item_table_parses() {
+        let k = known_items(KNOWN_ITEMS_TOML).unwrap();
+        assert!(k.len() >= 15);
+        let item = Item {
+            text: "Verified that this PR passes evals.".into(),
+            checked: true,
+            depth: 0,
+            line: 1,
+        };
+        assert_eq!(checks_for(&item, &k), vec![2]);
+    }
+}

@@ -1,0 +1,388 @@
+//! `sweepgate bench`: every benchmark of the performance budget in one
+//! run, written to `docs/performance.md` with the growth plots beside it.
+//!
+//! Budgets are reported, never asserted: a missed budget is a row saying
+//! MISSED, and the command still succeeds.
+pub mod ack;
+pub mod e2e;
+pub mod inproc;
+pub mod memory;
+pub mod model;
+pub mod report;
+pub mod svg;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use model::{Dirs, Fixtures};
+use report::{Growth, GrowthPoint, Report, Row, Status};
+
+/// Every benchmark name `--only` accepts, in report order.
+pub const ONLY: [&str; 10] = [
+    "ack",
+    "parse-masters",
+    "parse-changelog",
+    "expansion",
+    "verdict",
+    "verdict-warm",
+    "lint",
+    "e2e",
+    "memory",
+    "growth",
+];
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// Short runs, no callgrind: checks that every benchmark works, not
+    /// how fast (the smoke test).
+    #[arg(long)]
+    pub quick: bool,
+    /// The report; its SVG plots go beside it. Default
+    /// `docs/performance.md` for a full run; `--only` prints to stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Run one benchmark (ack, parse-masters, parse-changelog, expansion,
+    /// verdict, verdict-warm, lint, e2e, memory, growth).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Skip the instruction counts (valgrind --tool=callgrind).
+    #[arg(long)]
+    pub no_callgrind: bool,
+    /// Internal: run the named in-process workload once under callgrind.
+    #[arg(long, hide = true)]
+    pub callgrind_inner: bool,
+    /// Internal: verify and lint a 3,000-file PR and print the peak RSS.
+    #[arg(long, hide = true)]
+    pub peak_inner: bool,
+    /// The benchmark repository's data files (default: the repository's own
+    /// `tests/data/inferencex`).
+    #[arg(long)]
+    pub fixtures: Option<PathBuf>,
+    /// The `sweepgate` binary whose idle memory is measured (default: the
+    /// service's command line run through this binary, `xtask sweepgate`).
+    #[arg(long)]
+    pub sweepgate_bin: Option<PathBuf>,
+    /// PostgreSQL for the acknowledgement benchmark.
+    #[arg(
+        long,
+        env = "SWEEPGATE_TEST_PG_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/test",
+        hide_env_values = true
+    )]
+    pub pg_url: String,
+}
+
+/// Budgets of issue 10 (2 cores).
+pub mod budget {
+    use std::time::Duration;
+    pub const ACK_P99: Duration = Duration::from_millis(10);
+    pub const EXPANSION: Duration = Duration::from_millis(40);
+    pub const VERDICT: Duration = Duration::from_millis(50);
+    pub const E2E: Duration = Duration::from_secs(1);
+    pub const RSS_IDLE_MB: f64 = 50.0;
+    pub const RSS_3000_MB: f64 = 200.0;
+    pub const CONFIG_RATIO: f64 = 20.0;
+    pub const FILES_RATIO: f64 = 400.0;
+}
+
+pub fn main(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    sweepgate::app::init_logging_at(sweepgate::config::server::LogFormat::Text, "error");
+    let dirs = Dirs::locate(args.fixtures.as_deref())?;
+    let fx = Fixtures::load(dirs)?;
+    if args.callgrind_inner {
+        let name = args.only.as_deref().unwrap_or("");
+        let mut work = inproc::prepare(name, &fx, 10, 1)?;
+        (work.setup)();
+        inproc::callgrind_measured(&mut work);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.peak_inner {
+        println!("VmHWM-kB {}", memory::peak_inner(&fx)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(o) = &args.only {
+        anyhow::ensure!(
+            ONLY.contains(&o.as_str()),
+            "--only {o}: one of {}",
+            ONLY.join(", ")
+        );
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let report = rt.block_on(run(&args, &fx))?;
+    let out = match (&args.out, &args.only) {
+        (Some(o), _) => Some(o.clone()),
+        (None, None) => Some(PathBuf::from("docs/performance.md")),
+        (None, Some(_)) => None,
+    };
+    match out {
+        Some(path) => {
+            report.write(&path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        None => print!("{}", report.markdown("performance.md")),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn wants(args: &BenchArgs, name: &str) -> bool {
+    args.only.as_deref().is_none_or(|o| o == name)
+}
+
+fn ms(d: Duration) -> String {
+    let v = d.as_secs_f64() * 1e3;
+    if v >= 100.0 {
+        format!("{v:.0} ms")
+    } else if v >= 10.0 {
+        format!("{v:.1} ms")
+    } else {
+        format!("{v:.2} ms")
+    }
+}
+
+fn cmd(name: &str) -> String {
+    format!("sweepgate bench --only {name}")
+}
+
+async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
+    let mut r = Report::new(args.quick);
+    let callgrind = !args.quick && !args.no_callgrind;
+    if wants(args, "ack") {
+        eprintln!("bench: acknowledgement");
+        ack_rows(args, fx, &mut r).await?;
+    }
+    let inproc_rows: [(&str, &str, Option<Duration>); 6] = [
+        (
+            "parse-masters",
+            "Parse both master configs (nvidia + amd, 377 KB)",
+            None,
+        ),
+        (
+            "parse-changelog",
+            "Parse perf-changelog.yaml (396 KB)",
+            None,
+        ),
+        (
+            "expansion",
+            "Full-sweep expansion, both master configs to JSON",
+            Some(budget::EXPANSION),
+        ),
+        (
+            "verdict",
+            "Verdict, real-size snapshot, cold process (both master configs and the changelog at base and head, 10 changed files, 8 result points; nothing parsed before)",
+            Some(budget::VERDICT),
+        ),
+        (
+            "verdict-warm",
+            "Verdict, same snapshot, base side already parsed (an earlier verdict on any PR off the same default-branch commit)",
+            Some(budget::VERDICT),
+        ),
+        ("lint", "Lint, real-size PR (same change, 10 files)", None),
+    ];
+    for (name, what, bud) in inproc_rows {
+        if !wants(args, name) {
+            continue;
+        }
+        eprintln!("bench: {name}");
+        let mut work = inproc::prepare(name, fx, 10, 1)?;
+        let (runs, cap) = if args.quick {
+            (1, Duration::ZERO)
+        } else {
+            (15, Duration::from_secs(5))
+        };
+        let t = inproc::time(runs, cap, &mut work);
+        drop(work);
+        let ir = if callgrind {
+            match memory::callgrind(name, args) {
+                Ok(ir) => Some(ir),
+                Err(e) => {
+                    eprintln!("bench: callgrind {name}: {e:#}");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let status = match bud {
+            Some(b) => Status::of(t.median < b),
+            None => Status::NoBudget,
+        };
+        r.rows.push(Row {
+            id: name.to_owned(),
+            what: what.to_owned(),
+            figure: format!(
+                "median {} (min {}, {} runs)",
+                ms(t.median),
+                ms(t.min),
+                t.runs
+            ),
+            budget: bud.map_or("—".to_owned(), |b| format!("< {}", ms(b))),
+            status,
+            ir,
+            command: if callgrind || args.quick {
+                cmd(name)
+            } else {
+                format!("{} --no-callgrind", cmd(name))
+            },
+        });
+    }
+    if wants(args, "e2e") {
+        eprintln!("bench: delivery to verdict");
+        let reps = if args.quick { 1 } else { 5 };
+        let row = match e2e::bench(fx, reps).await {
+            Ok(mut times) => {
+                times.sort();
+                let med = times[times.len() / 2];
+                Row {
+                    id: "e2e".into(),
+                    what: "Delivery → verdict comment on the sandbox (sign-off comment on a seed-002-like PR on the real master configs, server with 4 workers, SQLite)".into(),
+                    figure: format!(
+                        "median {} (min {}, max {}, {} sign-offs)",
+                        ms(med),
+                        ms(times[0]),
+                        ms(times[times.len() - 1]),
+                        times.len()
+                    ),
+                    budget: format!("< {}", ms(budget::E2E)),
+                    status: Status::of(med < budget::E2E),
+                    ir: None,
+                    command: cmd("e2e"),
+                }
+            }
+            Err(e) => Row {
+                id: "e2e".into(),
+                what: "Delivery → verdict comment on the sandbox".into(),
+                figure: format!("failed: {e:#}"),
+                budget: format!("< {}", ms(budget::E2E)),
+                status: Status::Skipped,
+                ir: None,
+                command: cmd("e2e"),
+            },
+        };
+        r.rows.push(row);
+    }
+    if wants(args, "memory") {
+        eprintln!("bench: memory");
+        memory::rows(args, &mut r).await?;
+    }
+    if wants(args, "growth") {
+        eprintln!("bench: growth");
+        r.growth = Some(growth(args, fx)?);
+    }
+    Ok(r)
+}
+
+async fn ack_rows(args: &BenchArgs, fx: &Fixtures, r: &mut Report) -> anyhow::Result<()> {
+    let body = ack::payload(&fx.dirs.inferencex)?;
+    let mut dbs: Vec<(&str, anyhow::Result<ack::Db>)> = vec![("sqlite", ack::Db::sqlite().await)];
+    dbs.push(("postgres", ack::Db::postgres(&args.pg_url).await));
+    for (id, db) in dbs {
+        let db = match db {
+            Ok(db) => db,
+            Err(e) => {
+                let why = format!(
+                    "skipped: PostgreSQL unreachable at {} ({e:#})",
+                    sweepgate::app::redact_url(&args.pg_url)
+                );
+                for sfx in ["", "-max"] {
+                    r.rows.push(Row {
+                        id: format!("ack-{id}{sfx}"),
+                        what: format!("Acknowledgement, {id}"),
+                        figure: why.clone(),
+                        budget: "—".into(),
+                        status: Status::Skipped,
+                        ir: None,
+                        command: cmd("ack"),
+                    });
+                }
+                continue;
+            }
+        };
+        let res = ack::bench(&db, &body, args.quick, budget::ACK_P99).await;
+        let label = db.label.clone();
+        db.cleanup().await;
+        let res = res.with_context(|| format!("acknowledgement on {label}"))?;
+        let l = res.at_target;
+        let budgeted = id == "sqlite";
+        r.rows.push(Row {
+            id: format!("ack-{id}"),
+            what: format!("Acknowledgement at 1,000 deliveries/s, {}", res.label),
+            figure: format!(
+                "achieved {:.0}/s, p50 {}, p99 {} ({} sent, {} errors)",
+                l.achieved,
+                ms(l.p50),
+                ms(l.p99),
+                l.sent,
+                l.errors
+            ),
+            budget: if budgeted {
+                format!("p99 < {} at 1,000/s", ms(budget::ACK_P99))
+            } else {
+                "— (budget is for SQLite)".into()
+            },
+            status: if budgeted {
+                Status::of(l.p99 < budget::ACK_P99 && l.achieved >= 950.0 && l.errors == 0)
+            } else {
+                Status::NoBudget
+            },
+            ir: None,
+            command: cmd("ack"),
+        });
+        let steps: Vec<String> = res
+            .steps
+            .iter()
+            .map(|s| format!("{:.0}/s→{:.0}/s p99 {}", s.offered, s.achieved, ms(s.p99)))
+            .collect();
+        r.rows.push(Row {
+            id: format!("ack-{id}-max"),
+            what: format!("Max sustainable acknowledgement rate, {}", res.label),
+            figure: format!(
+                "{} (steps: {})",
+                res.max_sustained
+                    .map_or("below 1,000/s".to_owned(), |m| format!("≥ {m:.0}/s")),
+                steps.join("; ")
+            ),
+            budget: "— (sustained: ≥ 95% achieved, no errors, p99 < 10 ms)".into(),
+            status: Status::NoBudget,
+            ir: None,
+            command: cmd("ack"),
+        });
+    }
+    Ok(())
+}
+
+fn growth(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Growth> {
+    let (runs, cap) = if args.quick {
+        (1, Duration::ZERO)
+    } else {
+        (7, Duration::from_secs(4))
+    };
+    let point = |files: usize, scale: usize| -> anyhow::Result<GrowthPoint> {
+        let mut v = inproc::prepare("verdict", fx, files, scale)?;
+        let verdict = inproc::time(runs, cap, &mut v).median;
+        drop(v);
+        let mut l = inproc::prepare("lint", fx, files, scale)?;
+        let lint = inproc::time(runs, cap, &mut l).median;
+        Ok(GrowthPoint {
+            size: if scale > 1 { scale } else { files },
+            verdict,
+            lint,
+        })
+    };
+    let mut g = Growth::default();
+    for n in [10, 100, 1000, 3000] {
+        eprintln!("bench: growth, {n} files");
+        g.files.push(point(n, 1)?);
+    }
+    for k in [1, 4, 16] {
+        eprintln!("bench: growth, master configs {k}×");
+        let mut p = point(10, k)?;
+        p.size = k;
+        g.configs.push(p);
+    }
+    Ok(g)
+}

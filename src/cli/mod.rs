@@ -1,0 +1,180 @@
+//! Command line entry point: what operators and PR authors run. The
+//! development commands (benchmarks, reliability runs, the sandbox as a
+//! process) are `cargo xtask`.
+pub mod check;
+pub mod lint;
+pub mod matrix;
+pub mod output;
+pub mod runners;
+
+use crate::config::server::{ServerArgs, ServerConfig};
+use clap::{Parser, Subcommand};
+use output::{TextOrJson, print_out};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sweepgate",
+    version,
+    about = "Deterministic PR gate for GPU-inference benchmark repositories"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the webhook server and its workers.
+    Serve(ServerArgs),
+    /// Apply database migrations and exit.
+    Migrate(ServerArgs),
+    /// Run sweepgate against the built-in sandbox GitHub and play a
+    /// scripted pull request.
+    #[cfg(feature = "demo")]
+    Demo(crate::demo::DemoArgs),
+    /// Expand master configs into the sweep job matrix, exactly as the
+    /// reference generator.
+    Matrix(matrix::Args),
+    /// Run the recipe lint on a local git range: exit 1 when it finds an
+    /// error.
+    Lint(lint::Args),
+    /// Run the sign-off verification (checks 0–17) on a local git range:
+    /// exit 0 on PASS, 1 on REJECTED.
+    Check(check::Args),
+    /// Verify a sign-off on GitHub from its URL
+    /// (`…/pull/<n>#issuecomment-<id>`, `#pullrequestreview-<id>` or
+    /// `#discussion_r<id>`); prints the verdict, publishes it with
+    /// `--publish`. Exit 0 on PASS, 1 on REJECTED, 2 on an error.
+    Verify {
+        /// `owner/name` of the benchmark repository.
+        #[arg(long)]
+        repo: String,
+        /// The sign-off's URL.
+        #[arg(long)]
+        signoff: String,
+        /// Post the verdict comment, status and check run.
+        #[arg(long)]
+        publish: bool,
+        /// The date Check 7 assesses against (default: today, UTC).
+        #[arg(long)]
+        today: Option<chrono::NaiveDate>,
+        /// `text` (the comment) or `json` (the rows).
+        #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+        format: TextOrJson,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// List the runner labels and their nodes, and the labels master
+    /// configs use that no runner carries.
+    Runners {
+        /// The benchmark repository checkout.
+        #[arg(long, default_value = ".")]
+        repo: std::path::PathBuf,
+        #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+        format: TextOrJson,
+    },
+    /// Print the GitHub App manifest (least-privilege permissions, events).
+    AppManifest {
+        /// Public base URL of this server (the webhook is `<url>/webhook`).
+        #[arg(long, default_value = "https://sweepgate.example.com")]
+        public_url: String,
+    },
+}
+
+pub fn main() -> ExitCode {
+    main_from(std::env::args_os())
+}
+
+/// [`main`] on given arguments (the program name first): `cargo xtask`
+/// runs the service's own command line through it.
+pub fn main_from(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+    // A usage error or `--help` is printed as clap prints it, with its exit
+    // code, but returned rather than exiting (tests call this).
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Serve(args) => {
+            let cfg = ServerConfig::resolve(&args)?;
+            crate::app::init_logging(cfg.log_format);
+            runtime()?.block_on(crate::app::serve(cfg))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(feature = "demo")]
+        Command::Demo(args) => {
+            // The script's own lines are the demo's output; logs only for trouble.
+            crate::app::init_logging_at(crate::config::server::LogFormat::Text, "warn");
+            runtime()?.block_on(crate::demo::run(args))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Matrix(args) => Ok(matrix::run(args)),
+        Command::Lint(args) => Ok(lint::run_cli(args)),
+        Command::Check(args) => Ok(check::run(args)),
+        Command::Verify {
+            repo,
+            signoff,
+            publish,
+            today,
+            format,
+            server,
+        } => {
+            let cfg = ServerConfig::resolve(&server)?;
+            crate::app::init_logging_at(cfg.log_format, "warn");
+            let json = format == TextOrJson::Json;
+            runtime()?.block_on(crate::app::verify_once(
+                &cfg, &repo, &signoff, publish, today, json,
+            ))
+        }
+        Command::Runners { repo, format } => {
+            let report = runners::read(&repo).map_err(anyhow::Error::msg)?;
+            match format {
+                TextOrJson::Json => print_out(&(serde_json::to_string_pretty(&report)? + "\n"))?,
+                TextOrJson::Text => print_out(&runners::render_text(&report))?,
+            }
+            // A label nobody serves is worth a failing exit in scripts.
+            Ok(if report.unserved.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::AppManifest { public_url } => {
+            print_out(&crate::deploy::app_manifest_json(&public_url)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Migrate(args) => {
+            let cfg = ServerConfig::resolve(&args)?;
+            crate::app::init_logging(cfg.log_format);
+            runtime()?.block_on(async {
+                crate::app::open_store(&cfg).await?;
+                println!(
+                    "migrations applied to {}",
+                    crate::app::redact_url(&cfg.database_url)
+                );
+                anyhow::Ok(())
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

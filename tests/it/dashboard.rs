@@ -1,0 +1,178 @@
+//! The dashboard's queue page and its one action: retrying a dead-lettered
+//! job needs the admin token; without a configured token the dashboard is
+//! read-only. On both back ends.
+use crate::common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use common::{TestDb, on_both};
+use std::sync::Arc;
+use sweepgate::config::server::Secret;
+use sweepgate::dashboard::{DashState, router};
+use sweepgate::store::{AfterFailure, JobState, NewJob, now_ms};
+use tokio::sync::Notify;
+use tower::ServiceExt;
+
+async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, String, Option<String>) {
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let status = resp.status();
+    let location = resp
+        .headers()
+        .get("location")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let body = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (status, String::from_utf8(body.to_vec()).unwrap(), location)
+}
+
+fn retry(id: i64, form: &str) -> Request<Body> {
+    Request::post(format!("/queue/{id}/retry"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from(form.to_owned()))
+        .unwrap()
+}
+
+/// A job that exhausted its attempts.
+async fn dead_job(db: &TestDb) -> i64 {
+    let store = &db.store;
+    let job = NewJob {
+        kind: "issue_comment.created".into(),
+        serial_key: Some("InferenceX/InferenceX#7".into()),
+        payload: "{}".into(),
+        max_attempts: 1,
+        run_after: 0,
+    };
+    let id = store.enqueue(&job, now_ms()).await.unwrap();
+    let c = store
+        .claim("t", now_ms(), std::time::Duration::from_secs(60))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(c.job.id, id.0 as i64);
+    store
+        .fail(
+            &c,
+            now_ms(),
+            "GitHub answered 404 on /repos/x",
+            AfterFailure::Dead,
+        )
+        .await
+        .unwrap();
+    id.0 as i64
+}
+
+#[tokio::test]
+async fn a_dead_job_is_retried_only_with_the_admin_token() {
+    on_both(|db| async move {
+        let id = dead_job(&db).await;
+        let app = router(DashState::new(
+            db.store.clone(),
+            Some(Secret::new("s3cret")),
+            Some("https://ops.example.com/sweepgate/"),
+            Arc::new(Notify::new()),
+        ));
+        let (status, html, _) =
+            call(&app, Request::get("/queue").body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(
+            html.contains("dead-lettered <b class=\"dead\">1</b>"),
+            "{html}"
+        );
+        assert!(html.contains("GitHub answered 404 on /repos/x"));
+        assert!(html.contains(&format!(
+            r#"<form class="inline" method="post" action="/sweepgate/queue/{id}/retry">"#
+        )));
+
+        let (status, body, _) = call(&app, retry(id, "")).await;
+        assert_eq!(
+            (status, body.as_str()),
+            (StatusCode::UNAUTHORIZED, "the admin token is required\n")
+        );
+        let (status, body, _) = call(&app, retry(id, "token=guess")).await;
+        assert_eq!(
+            (status, body.as_str()),
+            (StatusCode::FORBIDDEN, "wrong admin token\n")
+        );
+        let job = db
+            .store
+            .job(sweepgate_core::ids::JobId(id as u64))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            job.state(),
+            Some(JobState::Dead),
+            "a refused retry changes nothing"
+        );
+
+        let (status, _, location) = call(&app, retry(id, "token=s3cret")).await;
+        assert_eq!(status, StatusCode::SEE_OTHER);
+        assert_eq!(
+            location.as_deref(),
+            Some(format!("/sweepgate/queue?retried={id}").as_str())
+        );
+        let job = db
+            .store
+            .job(sweepgate_core::ids::JobId(id as u64))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(job.state(), Some(JobState::Pending));
+
+        // The same again is a conflict: the job is no longer dead.
+        let req = Request::post(format!("/queue/{id}/retry"))
+            .header("authorization", "Bearer s3cret")
+            .body(Body::empty())
+            .unwrap();
+        let (status, body, _) = call(&app, req).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{body}");
+
+        let (_, html, _) = call(
+            &app,
+            Request::get(format!("/queue?retried={id}"))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert!(html.contains(&format!("Job {id} is back in the queue.")));
+        assert!(html.contains("pending <b class=\"pending\">1</b>"));
+        db
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn without_an_admin_token_the_dashboard_is_read_only() {
+    on_both(|db| async move {
+        let id = dead_job(&db).await;
+        let app = router(DashState::new(
+            db.store.clone(),
+            None,
+            None,
+            Arc::new(Notify::new()),
+        ));
+        let (_, html, _) = call(&app, Request::get("/queue").body(Body::empty()).unwrap()).await;
+        assert!(html.contains("read-only"));
+        assert!(!html.contains("<form"));
+        let (status, _, _) = call(&app, retry(id, "token=anything")).await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        let (status, html, _) = call(&app, Request::get("/").body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(html.contains("No deliveries yet."));
+        let (status, body, _) = call(
+            &app,
+            Request::get("/repos/InferenceX/InferenceX/pulls/99")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert_eq!(
+            body,
+            "sweepgate has no record of InferenceX/InferenceX#99\n"
+        );
+        db
+    })
+    .await;
+}

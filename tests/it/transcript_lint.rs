@@ -1,0 +1,75 @@
+//! Transcript of the recipe lint across two pushes: annotations on the check
+//! run, one summary comment edited in place, and the check turning green
+//! when the error is fixed.
+use crate::common;
+
+use common::transcript::{OWNER, REPO, World};
+use sweepgate_sandbox::Change;
+
+/// A single-node script in the layout the launchers expect; `client` is
+/// the benchmark client's length flags (§1.9: `--input-len`/`--output-len`;
+/// anything else makes the run fail, L26).
+fn script(client: &str) -> String {
+    format!(
+        "#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n\ncheck_env_vars MODEL TP CONC ISL OSL MAX_MODEL_LEN RANDOM_RANGE_RATIO RESULT_FILENAME\n\npip install fastokens==0.1.3\n\nvllm serve \"$MODEL\" --host 0.0.0.0 --port 8888 --tensor-parallel-size \"$TP\" --max-model-len \"$MAX_MODEL_LEN\" &\n\nwait_for_server_ready\nrun_benchmark_serving --model \"$MODEL\" --port 8888 --backend vllm {client} --random-range-ratio \"$RANDOM_RANGE_RATIO\" --max-concurrency \"$CONC\" --num-prompts \"$((CONC * 10))\" --result-filename \"$RESULT_FILENAME\" --result-dir /workspace/\n"
+    )
+}
+
+const PATH: &str = "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200.sh";
+
+#[tokio::test]
+async fn lint_annotates_and_turns_green_when_fixed() {
+    let mut w = World::new().await;
+    let pr = w.open_pr(
+        "lint",
+        &[Change::write(PATH, script("--isl \"$ISL\" --osl \"$OSL\""))],
+        "vendor-dev",
+    );
+    w.deliver().await;
+    assert!(
+        w.next_comment(pr.number)
+            .starts_with("<!-- recipe-reminder -->")
+    );
+    let first = w.next_comment(pr.number);
+    insta::assert_snapshot!("lint_first_push", first);
+    let head1 = pr.head_sha().unwrap();
+    let runs = w.sandbox.check_runs(OWNER, REPO, &head1);
+    let lint = runs
+        .iter()
+        .find(|c| c.name == "sweepgate / recipe-lint")
+        .unwrap();
+    assert_eq!(lint.conclusion.as_deref(), Some("failure"));
+    assert!(
+        lint.annotations.iter().any(|a| a["title"] == "L26"
+            && a["path"] == PATH
+            && a["annotation_level"] == "failure"),
+        "{:#?}",
+        lint.annotations
+    );
+
+    pr.push(
+        &[Change::write(
+            PATH,
+            script("--input-len \"$ISL\" --output-len \"$OSL\""),
+        )],
+        "use the client's flag names",
+    )
+    .unwrap();
+    w.deliver().await;
+    let second = w.next_comment(pr.number);
+    insta::assert_snapshot!("lint_second_push", second);
+    let head2 = pr.head_sha().unwrap();
+    let lint2 = w
+        .sandbox
+        .check_runs(OWNER, REPO, &head2)
+        .into_iter()
+        .find(|c| c.name == "sweepgate / recipe-lint")
+        .unwrap();
+    assert_eq!(lint2.conclusion.as_deref(), Some("success"));
+    assert_eq!(
+        pr.bot_comments().len(),
+        2,
+        "guide + one summary edited in place"
+    );
+    w.finish(&[pr.number]).await;
+}
