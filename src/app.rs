@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
-pub fn init_logging(format: LogFormat) {
+pub(crate) fn init_logging(format: LogFormat) {
     init_logging_at(format, "info");
 }
 
@@ -52,7 +52,7 @@ impl Running {
     }
 
     /// Waits until the server stops by itself (a signal).
-    pub async fn wait(self) -> anyhow::Result<()> {
+    pub(crate) async fn wait(self) -> anyhow::Result<()> {
         let _keep = self.stop;
         self.done.await.context("server task")?
     }
@@ -112,7 +112,7 @@ pub async fn start(
 
 /// `sweepgate verify`: one sign-off, assessed through the configured
 /// GitHub credentials and database (for the pinned run).
-pub async fn verify_once(
+pub(crate) async fn verify_once(
     cfg: &ServerConfig,
     repo: &str,
     signoff_url: &str,
@@ -163,7 +163,7 @@ pub async fn verify_once(
 }
 
 /// `sweepgate serve`.
-pub async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
+pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     cfg.require_secrets()?;
     let github = GitHub::new(GitHubConfig {
         api_url: cfg.github_api_url.clone(),

@@ -13,7 +13,7 @@ use sweepgate_sandbox::demo::{
 use sweepgate_sandbox::{PullRequestSpec, Sandbox, SandboxConfig};
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     /// Exit after the script instead of serving until Ctrl-C.
     #[arg(long)]
     pub exit: bool,
@@ -28,7 +28,7 @@ pub struct DemoArgs {
     pub admin_token: Option<String>,
 }
 
-pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
+pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
     let dir = tempfile::Builder::new()
         .prefix("sweepgate-demo-")
         .tempdir()

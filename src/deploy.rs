@@ -11,13 +11,13 @@ use std::fmt;
 
 /// The App's name in the manifest; GitHub lets the operator change it on the
 /// registration page (App names are unique on GitHub).
-pub const APP_NAME: &str = "sweepgate";
+pub(crate) const APP_NAME: &str = "sweepgate";
 
 /// The public URL `deploy/github-app-manifest.json` is rendered for.
 pub const EXAMPLE_PUBLIC_URL: &str = "https://sweepgate.example.com";
 
 /// The path of the webhook endpoint under the public URL.
-pub const WEBHOOK_PATH: &str = "/webhook";
+pub(crate) const WEBHOOK_PATH: &str = "/webhook";
 
 /// Least-privilege permissions, as `(permission, access)` in GitHub's
 /// manifest spelling, for exactly the calls sweepgate makes:
@@ -85,7 +85,7 @@ pub fn app_manifest(public_url: &str) -> Value {
 
 /// Why a public URL cannot be put into the manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PublicUrlError {
+pub(crate) struct PublicUrlError {
     pub url: String,
     pub reason: &'static str,
 }
@@ -101,7 +101,7 @@ impl std::error::Error for PublicUrlError {}
 /// Checks that `public_url` can serve as the App's base URL: an absolute
 /// `https://` URL (or `http://` on a loopback host, for local trials) with
 /// a host and no query, fragment or credentials.
-pub fn check_public_url(public_url: &str) -> Result<(), PublicUrlError> {
+pub(crate) fn check_public_url(public_url: &str) -> Result<(), PublicUrlError> {
     let fail = |reason| PublicUrlError {
         url: public_url.to_owned(),
         reason,
@@ -127,7 +127,7 @@ pub fn check_public_url(public_url: &str) -> Result<(), PublicUrlError> {
 /// The manifest for `public_url` as pretty-printed JSON with a final
 /// newline, exactly as `deploy/github-app-manifest.json` is written (what
 /// `sweepgate app-manifest` prints).
-pub fn app_manifest_json(public_url: &str) -> Result<String, PublicUrlError> {
+pub(crate) fn app_manifest_json(public_url: &str) -> Result<String, PublicUrlError> {
     check_public_url(public_url)?;
     Ok(format!("{:#}\n", app_manifest(public_url)))
 }

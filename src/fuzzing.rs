@@ -18,7 +18,7 @@ pub const TARGETS: &[(&str, Body)] = &[
 
 /// Event names the first byte of a `webhook` input selects from (modulo the
 /// length): every kind `events::parse` reads, and one it does not.
-pub const WEBHOOK_EVENTS: &[&str] = &[
+pub(crate) const WEBHOOK_EVENTS: &[&str] = &[
     "pull_request",
     "issue_comment",
     "pull_request_review",
@@ -37,7 +37,7 @@ pub const WEBHOOK_EVENTS: &[&str] = &[
 /// `events::parse` under the event name the first byte selects. A JSON
 /// error names a line of the body; a known event always yields its typed
 /// event, whose pull request is the envelope's.
-pub fn webhook(data: &[u8]) {
+pub(crate) fn webhook(data: &[u8]) {
     let Some((&sel, body)) = data.split_first() else {
         return;
     };

@@ -15,7 +15,7 @@ pub mod comments;
 pub mod config;
 pub mod dashboard;
 #[cfg(feature = "demo")]
-pub mod demo;
+pub(crate) mod demo;
 pub mod deploy;
 pub mod events;
 #[cfg(feature = "fuzzing")]
@@ -23,7 +23,7 @@ pub mod fuzzing;
 pub mod github;
 pub mod handlers;
 pub mod lint;
-pub mod progress;
+pub(crate) mod progress;
 pub mod queue;
 pub mod repo;
 pub mod server;

@@ -9,19 +9,19 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 
 /// Lets bars draw when stderr is a terminal (`sweepgate lint`, `check`,
 /// `matrix`); `SWEEPGATE_PROGRESS=0` keeps them off.
-pub fn enable_on_terminal() {
+pub(crate) fn enable_on_terminal() {
     let off = std::env::var("SWEEPGATE_PROGRESS").is_ok_and(|v| v == "0");
     ENABLED.store(!off && std::io::stderr().is_terminal(), Ordering::Relaxed);
 }
 
 /// Whether stdout gets ANSI colour.
-pub fn colour_stdout() -> bool {
+pub(crate) fn colour_stdout() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
 }
 
 /// `text` in bold red, yellow or plain, by the word it starts its
 /// severity with (`error`, `warning`).
-pub fn paint_severity(line: &str) -> String {
+pub(crate) fn paint_severity(line: &str) -> String {
     let code = if line.contains(": error[") {
         "1;31"
     } else if line.contains(": warning[") {
@@ -34,13 +34,13 @@ pub fn paint_severity(line: &str) -> String {
 
 /// A progress bar on stderr (indicatif: redraws at most a few times a
 /// second and clears itself when dropped).
-pub struct Bar {
+pub(crate) struct Bar {
     bar: indicatif::ProgressBar,
 }
 
 impl Bar {
     /// A bar over `total` steps; draws nothing for small or silent runs.
-    pub fn new(label: impl Into<String>, total: usize) -> Self {
+    pub(crate) fn new(label: impl Into<String>, total: usize) -> Self {
         let on = ENABLED.load(Ordering::Relaxed) && total >= 20;
         let bar = if on {
             indicatif::ProgressBar::new(total as u64)
@@ -57,7 +57,7 @@ impl Bar {
         Self { bar }
     }
 
-    pub fn inc(&self) {
+    pub(crate) fn inc(&self) {
         self.bar.inc(1);
     }
 }

@@ -5,12 +5,12 @@ use std::sync::OnceLock;
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
-pub const DELIVERIES: &str = "sweepgate_deliveries_total";
-pub const JOB_SECONDS: &str = "sweepgate_job_duration_seconds";
-pub const JOBS_FINISHED: &str = "sweepgate_jobs_finished_total";
-pub const QUEUE_DEPTH: &str = "sweepgate_queue_jobs";
-pub const GITHUB_CALLS: &str = "sweepgate_github_requests_total";
-pub const RATE_LIMIT_REMAINING: &str = "sweepgate_github_rate_limit_remaining";
+pub(crate) const DELIVERIES: &str = "sweepgate_deliveries_total";
+pub(crate) const JOB_SECONDS: &str = "sweepgate_job_duration_seconds";
+pub(crate) const JOBS_FINISHED: &str = "sweepgate_jobs_finished_total";
+pub(crate) const QUEUE_DEPTH: &str = "sweepgate_queue_jobs";
+pub(crate) const GITHUB_CALLS: &str = "sweepgate_github_requests_total";
+pub(crate) const RATE_LIMIT_REMAINING: &str = "sweepgate_github_rate_limit_remaining";
 
 /// Installs the recorder if no other was installed; `None` when another
 /// recorder owns the process (then nothing is exported).
@@ -33,24 +33,24 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
         .as_ref()
 }
 
-pub fn delivery(event: &str, outcome: &'static str) {
+pub(crate) fn delivery(event: &str, outcome: &'static str) {
     metrics::counter!(DELIVERIES, "event" => event.to_owned(), "outcome" => outcome).increment(1);
 }
 
-pub fn job_finished(kind: &str, result: &'static str, seconds: f64) {
+pub(crate) fn job_finished(kind: &str, result: &'static str, seconds: f64) {
     metrics::histogram!(JOB_SECONDS, "kind" => kind.to_owned()).record(seconds);
     metrics::counter!(JOBS_FINISHED, "kind" => kind.to_owned(), "result" => result).increment(1);
 }
 
-pub fn github_call(method: &str, status: u16) {
+pub(crate) fn github_call(method: &str, status: u16) {
     metrics::counter!(GITHUB_CALLS, "method" => method.to_owned(), "status" => status.to_string())
         .increment(1);
 }
 
-pub fn rate_limit_remaining(remaining: u64) {
+pub(crate) fn rate_limit_remaining(remaining: u64) {
     metrics::gauge!(RATE_LIMIT_REMAINING).set(remaining as f64);
 }
 
-pub fn queue_depth(state: &'static str, n: i64) {
+pub(crate) fn queue_depth(state: &'static str, n: i64) {
     metrics::gauge!(QUEUE_DEPTH, "state" => state).set(n as f64);
 }

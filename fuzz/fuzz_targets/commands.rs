@@ -1,3 +1,3 @@
 #![no_main]
-// The body is `sweepgate::fuzzing::commands`, which tests/fuzz_corpora.rs also replays.
-libfuzzer_sys::fuzz_target!(|data: &[u8]| sweepgate::fuzzing::commands(data));
+// The body is `sweepgate_core::fuzzing::commands`, which tests/it/fuzz_corpora.rs also replays.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| sweepgate_core::fuzzing::commands(data));

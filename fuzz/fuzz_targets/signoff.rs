@@ -1,3 +1,3 @@
 #![no_main]
-// The body is `sweepgate::fuzzing::signoff`, which tests/fuzz_corpora.rs also replays.
-libfuzzer_sys::fuzz_target!(|data: &[u8]| sweepgate::fuzzing::signoff(data));
+// The body is `sweepgate_core::fuzzing::signoff`, which tests/it/fuzz_corpora.rs also replays.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| sweepgate_core::fuzzing::signoff(data));

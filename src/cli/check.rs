@@ -15,7 +15,7 @@ use crate::verdict::local::read_artifacts;
 use crate::verdict::{GithubFacts, LocalError, check_local, render_comment};
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The benchmark repository checkout.
     #[arg(long)]
     pub repo: PathBuf,
@@ -44,7 +44,7 @@ pub struct Args {
 }
 
 /// Runs `sweepgate check`.
-pub fn run(args: Args) -> ExitCode {
+pub(crate) fn run(args: Args) -> ExitCode {
     crate::progress::enable_on_terminal();
     match verify(&args) {
         Ok(code) => code,

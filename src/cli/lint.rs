@@ -81,7 +81,7 @@ pub async fn run(args: &Args) -> Result<Vec<Finding>, String> {
 
 /// Runs `sweepgate lint`: exit 1 when an error is found, 0 otherwise, 2
 /// on an input error.
-pub fn run_cli(args: Args) -> ExitCode {
+pub(crate) fn run_cli(args: Args) -> ExitCode {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -10,7 +10,7 @@ use sweepgate_core::matrix::{MatrixError, error_text, run_to_string, split_repo}
 use super::output::print_out;
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The benchmark repository checkout (also accepted after the
     /// generator's arguments).
     #[arg(long, default_value = ".")]
@@ -22,7 +22,7 @@ pub struct Args {
 /// The reference generator's two modes; each takes the reference's
 /// arguments (`sweepgate matrix full-sweep --help` lists them).
 #[derive(Debug, Clone, clap::Subcommand)]
-pub enum Generator {
+pub(crate) enum Generator {
     /// Every job of the master configs, filtered (`generate_sweep_configs.py
     /// full-sweep`).
     #[command(disable_help_flag = true)]
@@ -40,7 +40,7 @@ pub enum Generator {
 }
 
 /// Runs `sweepgate matrix`.
-pub fn run(args: Args) -> ExitCode {
+pub(crate) fn run(args: Args) -> ExitCode {
     let (mode, rest) = match args.generator {
         Generator::FullSweep { args } => ("full-sweep", args),
         Generator::TestConfig { args } => ("test-config", args),

@@ -1,11 +1,11 @@
 //! Command line entry point: what operators and PR authors run. The
 //! development commands (benchmarks, reliability runs, the sandbox as a
 //! process) are `cargo xtask`.
-pub mod check;
+pub(crate) mod check;
 pub mod lint;
 pub mod matrix;
-pub mod output;
-pub mod runners;
+pub(crate) mod output;
+pub(crate) mod runners;
 
 use crate::config::server::{ServerArgs, ServerConfig};
 use clap::{Parser, Subcommand};
@@ -176,5 +176,61 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Command, clap::Error> {
+        Cli::try_parse_from(std::iter::once("sweepgate").chain(args.iter().copied()))
+            .map(|c| c.command)
+    }
+
+    #[test]
+    fn check_takes_its_flags_and_refuses_bad_ones() {
+        let Ok(Command::Check(a)) = parse(&[
+            "check",
+            "--repo",
+            "r",
+            "--base",
+            "b",
+            "--head",
+            "h",
+            "--today",
+            "2026-10-16",
+            "--format",
+            "json",
+        ]) else {
+            panic!("check did not parse");
+        };
+        assert_eq!((a.base.as_str(), a.head.as_str()), ("b", "h"));
+        assert_eq!(a.format, TextOrJson::Json);
+        assert_eq!(a.today, chrono::NaiveDate::from_ymd_opt(2026, 10, 16));
+        assert!(parse(&["check", "--repo"]).is_err());
+        assert!(parse(&["check", "--base", "b", "--head", "h"]).is_err());
+        assert!(
+            parse(&[
+                "check", "--repo", "r", "--base", "b", "--head", "h", "--today", "16.10."
+            ])
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn lint_formats_are_an_enum() {
+        let Ok(Command::Lint(a)) = parse(&[
+            "lint", "--repo", "r", "--base", "b", "--head", "h", "--format", "sarif",
+        ]) else {
+            panic!("lint did not parse");
+        };
+        assert_eq!(a.format, lint::Format::Sarif);
+        assert!(
+            parse(&[
+                "lint", "--repo", "r", "--base", "b", "--head", "h", "--format", "xml"
+            ])
+            .is_err()
+        );
     }
 }

@@ -5,14 +5,14 @@ use std::io::{ErrorKind, Write};
 
 /// `--format text|json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TextOrJson {
+pub(crate) enum TextOrJson {
     Text,
     Json,
 }
 
 /// Writes `text` to standard output. A reader that went away (a broken
 /// pipe) is not an error: the rest of the output is simply not wanted.
-pub fn print_out(text: &str) -> std::io::Result<()> {
+pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == ErrorKind::BrokenPipe => Ok(()),

@@ -9,7 +9,7 @@ use sweepgate_core::config::RepoConfig;
 use sweepgate_core::recipe::{master, runners};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LabelReport {
+pub(crate) struct LabelReport {
     pub label: String,
     pub nodes: Vec<String>,
     /// Master entries whose `runner` is this label.
@@ -17,14 +17,14 @@ pub struct LabelReport {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Unserved {
+pub(crate) struct Unserved {
     pub label: String,
     /// `file:line` of every entry using it.
     pub used_at: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     pub labels: Vec<LabelReport>,
     pub unserved: Vec<Unserved>,
 }
@@ -57,7 +57,7 @@ pub fn report(runners: &runners::RunnerConfig, master: &master::MasterConfig) ->
     Report { labels, unserved }
 }
 
-pub fn render_text(r: &Report) -> String {
+pub(crate) fn render_text(r: &Report) -> String {
     let mut out = String::new();
     let width = r
         .labels
@@ -98,7 +98,7 @@ pub fn render_text(r: &Report) -> String {
 
 /// Reads the runner file and master configs of the checkout at `repo`
 /// (paths from its `.github/sweepgate.toml`, else the defaults).
-pub fn read(repo: &Path) -> Result<Report, String> {
+pub(crate) fn read(repo: &Path) -> Result<Report, String> {
     let cfg_path = repo.join(sweepgate_core::config::repo::REPO_CONFIG_PATH);
     let cfg = match std::fs::read(&cfg_path) {
         Ok(b) => RepoConfig::from_toml(sweepgate_core::config::repo::REPO_CONFIG_PATH, &b)

@@ -6,11 +6,11 @@ use askama::Template;
 
 /// Marker of the contribution guide, shared with the reference automation so
 /// a PR that already has the old bot's comment gets no second one.
-pub const GUIDE_MARKER: &str = "<!-- recipe-reminder -->";
+pub(crate) const GUIDE_MARKER: &str = "<!-- recipe-reminder -->";
 
 #[derive(Template)]
 #[template(path = "guide.md", escape = "none")]
-pub struct Guide<'a> {
+pub(crate) struct Guide<'a> {
     pub core_team: &'a str,
     pub codeowners_url: &'a str,
     pub checklist_url: &'a str,
@@ -23,14 +23,14 @@ pub struct Guide<'a> {
 }
 
 /// One row of the `/help` table, already escaped for a table cell.
-pub struct HelpRow {
+pub(crate) struct HelpRow {
     pub syntax: String,
     pub description: String,
     pub who: String,
 }
 
 impl HelpRow {
-    pub fn new(syntax: &str, description: &str, who: &str) -> Self {
+    pub(crate) fn new(syntax: &str, description: &str, who: &str) -> Self {
         Self {
             // Inside a code span entities are shown literally: only pipes.
             syntax: syntax.replace('|', "\\|"),
@@ -42,7 +42,7 @@ impl HelpRow {
 
 #[derive(Template)]
 #[template(path = "help.md", escape = "none")]
-pub struct Help<'a> {
+pub(crate) struct Help<'a> {
     pub user: &'a str,
     pub commands: &'a [HelpRow],
 }
@@ -51,7 +51,7 @@ pub struct Help<'a> {
 /// answers so a retried job edits instead of posting twice.
 #[derive(Template)]
 #[template(path = "reply.md", escape = "none")]
-pub struct Reply<'a> {
+pub(crate) struct Reply<'a> {
     pub comment_id: u64,
     pub answers: &'a [String],
 }
@@ -59,7 +59,7 @@ pub struct Reply<'a> {
 /// The validation of a PR that changes sweepgate's own configuration.
 #[derive(Template)]
 #[template(path = "config-check.md", escape = "none")]
-pub struct ConfigCheck<'a> {
+pub(crate) struct ConfigCheck<'a> {
     pub sha: &'a str,
     /// The changed configuration files, as `a` or `a and b`.
     pub files: &'a str,
@@ -70,13 +70,13 @@ pub struct ConfigCheck<'a> {
 }
 
 /// The marker of the configuration validation comment.
-pub const CONFIG_CHECK_MARKER: &str = "<!-- sweepgate:config-check -->";
+pub(crate) const CONFIG_CHECK_MARKER: &str = "<!-- sweepgate:config-check -->";
 
 /// The answer to `/verify`: the verdict it published, or that there is
 /// no sign-off to verify.
 #[derive(Template)]
 #[template(path = "verify-reply.md", escape = "none")]
-pub struct VerifyReply<'a> {
+pub(crate) struct VerifyReply<'a> {
     pub user: &'a str,
     /// `PASS` or `REJECTED`; `None`: no sign-off on the PR.
     pub verdict: Option<&'a str>,
@@ -87,7 +87,7 @@ pub struct VerifyReply<'a> {
 
 /// What became of an `/ack-check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AckState {
+pub(crate) enum AckState {
     Accepted,
     NotReview,
     NoVerdict,
@@ -95,7 +95,7 @@ pub enum AckState {
 
 #[derive(Template)]
 #[template(path = "ack-reply.md", escape = "none")]
-pub struct AckReply<'a> {
+pub(crate) struct AckReply<'a> {
     pub user: &'a str,
     pub state: AckState,
     pub check: u8,
@@ -112,7 +112,7 @@ pub struct AckReply<'a> {
 /// A command line that could not be read, or was refused.
 #[derive(Template)]
 #[template(path = "command-error.md", escape = "none")]
-pub struct CommandProblem<'a> {
+pub(crate) struct CommandProblem<'a> {
     pub user: &'a str,
     pub line: usize,
     pub message: &'a str,
@@ -125,7 +125,7 @@ pub fn reply_marker(comment_id: u64) -> String {
 
 /// Escapes text for a Markdown table cell: pipes, newlines, and HTML that
 /// could hide or fake a marker.
-pub fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {
@@ -141,7 +141,7 @@ pub fn cell(s: &str) -> String {
 
 /// Renders; askama fails only on a formatter error, which writing to a
 /// `String` never produces, so the fallback is a plain notice, not a panic.
-pub fn render(t: &impl Template) -> String {
+pub(crate) fn render(t: &impl Template) -> String {
     t.render()
         .unwrap_or_else(|e| format!("sweepgate could not render this comment: {e}"))
 }
@@ -204,13 +204,13 @@ mod guide_tests {
 }
 
 /// Marker of the result-links comment of one run.
-pub fn results_marker(run: u64) -> String {
+pub(crate) fn results_marker(run: u64) -> String {
     format!("<!-- sweepgate:results run={run} -->")
 }
 
 #[derive(Template)]
 #[template(path = "results.md", escape = "none")]
-pub struct Results<'a> {
+pub(crate) struct Results<'a> {
     pub run: u64,
     pub site: &'a str,
     pub run_url: &'a str,
@@ -222,7 +222,7 @@ pub struct Results<'a> {
 /// The staging reply, in each of its states.
 #[derive(Template)]
 #[template(path = "staging.md", escape = "none")]
-pub struct Staging<'a> {
+pub(crate) struct Staging<'a> {
     /// `requested`, `started`, `staged` or `failed`.
     pub state: &'a str,
     pub user: &'a str,
@@ -233,7 +233,7 @@ pub struct Staging<'a> {
 
 #[derive(Template)]
 #[template(path = "run-refused.md", escape = "none")]
-pub struct RunRefused<'a> {
+pub(crate) struct RunRefused<'a> {
     pub user: &'a str,
     pub run: Option<u64>,
     pub checked: usize,
@@ -241,11 +241,11 @@ pub struct RunRefused<'a> {
 }
 
 /// Marker of the one sweep-gate comment per PR.
-pub const SWEEP_GATE_MARKER: &str = "<!-- sweepgate:sweep-gate -->";
+pub(crate) const SWEEP_GATE_MARKER: &str = "<!-- sweepgate:sweep-gate -->";
 
 #[derive(Template)]
 #[template(path = "sweep-gate.md", escape = "none")]
-pub struct SweepGate<'a> {
+pub(crate) struct SweepGate<'a> {
     pub author: &'a str,
     pub sha: &'a str,
     pub reasons: &'a [String],

@@ -132,8 +132,8 @@ pub struct ServerConfig {
     pub lease: std::time::Duration,
 }
 
-pub const DEFAULT_DATABASE_URL: &str = "sqlite:sweepgate.db";
-pub const DEFAULT_GITHUB_API_URL: &str = "https://api.github.com";
+pub(crate) const DEFAULT_DATABASE_URL: &str = "sqlite:sweepgate.db";
+pub(crate) const DEFAULT_GITHUB_API_URL: &str = "https://api.github.com";
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -225,7 +225,7 @@ impl ServerConfig {
     }
 
     /// GitHub credentials: App id and key, or a personal token.
-    pub fn credentials(&self) -> Result<crate::github::Credentials, ServerConfigError> {
+    pub(crate) fn credentials(&self) -> Result<crate::github::Credentials, ServerConfigError> {
         use crate::github::Credentials;
         match (&self.app_id, &self.private_key_path, &self.github_token) {
             (Some(app_id), Some(path), _) => {

@@ -11,11 +11,11 @@ use serde::Deserialize;
 use sweepgate_core::sweep::dispatch::token_matches;
 
 #[derive(Deserialize)]
-pub struct TokenQuery {
+pub(crate) struct TokenQuery {
     token: Option<String>,
 }
 
-pub async fn matrix(
+pub(crate) async fn matrix(
     State(st): State<DashState>,
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,

@@ -5,8 +5,8 @@
 //! It only reads the store: deliveries, jobs, and the activity handlers
 //! record per PR (verdict rows with the Pareto curves, lint findings,
 //! commands, sweeps).
-pub mod api;
-pub mod svg;
+pub(crate) mod api;
+pub(crate) mod svg;
 
 use crate::config::server::Secret;
 use crate::store::{ActivityRow, JobState, QueueCounts, Store, StoreError, now_ms};
@@ -55,7 +55,7 @@ impl DashState {
 }
 
 /// `https://x.example/sweepgate/` → `/sweepgate`; no URL → `""`.
-pub fn base_path(public_url: Option<&str>) -> String {
+pub(crate) fn base_path(public_url: Option<&str>) -> String {
     public_url
         .and_then(|u| url::Url::parse(u).ok())
         .map(|u| u.path().trim_end_matches('/').to_owned())

@@ -15,7 +15,7 @@ const FRONTIER: &str = "#c62828";
 const DOMINATED: &str = "#9e9e9e";
 
 /// XML text and attribute escaping.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -63,7 +63,7 @@ fn tick_label(v: f64) -> String {
 }
 
 /// The whole plot; `caption` names the run and the SHA.
-pub fn pareto(series: &[Series], caption: &str) -> String {
+pub(crate) fn pareto(series: &[Series], caption: &str) -> String {
     let panels = series.len().max(1) as f64;
     let height = panels * PANEL_H + CAPTION_H;
     let mut out = String::new();

@@ -3,10 +3,10 @@
 //! Every field is optional or defaulted and unknown fields are ignored, so a
 //! field GitHub adds or drops never makes a delivery unreadable; actions are
 //! strings, not closed enums, for the same reason.
-pub mod payload;
-pub mod router;
+pub(crate) mod payload;
+pub(crate) mod router;
 
-pub use payload::*;
+pub(crate) use payload::*;
 pub use router::{EventRouter, Handler, HandlerError, JobContext};
 
 use sweepgate_core::ids::{PrNumber, RepoName};
@@ -30,7 +30,7 @@ pub enum Event {
 
 impl Event {
     /// The commit the event is about, where it names one (for log spans).
-    pub fn head_sha(&self) -> Option<&str> {
+    pub(crate) fn head_sha(&self) -> Option<&str> {
         fn pr_head(pr: &payload::PullRequest) -> Option<&str> {
             pr.head.as_ref().map(|h| h.sha.as_str())
         }
@@ -48,7 +48,7 @@ impl Event {
 
 /// Why a body cannot be read as the event its header names.
 #[derive(Debug, thiserror::Error)]
-pub enum PayloadError {
+pub(crate) enum PayloadError {
     #[error("malformed JSON at line {line}, column {column}: {message}")]
     Json {
         line: usize,
@@ -139,7 +139,7 @@ pub struct Envelope {
 impl Envelope {
     /// Jobs of one pull request run one at a time; other jobs of a repository
     /// are serialized per repository.
-    pub fn serial_key(&self) -> Option<String> {
+    pub(crate) fn serial_key(&self) -> Option<String> {
         let repo = self.repository.as_ref()?;
         Some(match self.pr_number {
             Some(n) => format!("{repo}#{n}"),
@@ -149,7 +149,7 @@ impl Envelope {
 }
 
 /// Parses the body (already known to be JSON) for the event the header names.
-pub fn parse(event: &str, body: &[u8]) -> Result<(Envelope, Option<Event>), PayloadError> {
+pub(crate) fn parse(event: &str, body: &[u8]) -> Result<(Envelope, Option<Event>), PayloadError> {
     let value: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| PayloadError::Json {
             line: e.line(),
@@ -233,7 +233,7 @@ fn strip_position(msg: &str) -> String {
 
 impl Event {
     /// The pull request the event is about, where there is exactly one.
-    pub fn pr_number(&self) -> Option<PrNumber> {
+    pub(crate) fn pr_number(&self) -> Option<PrNumber> {
         match self {
             Event::PullRequest(e) => Some(e.pull_request.number),
             Event::IssueComment(e) => e.issue.pull_request.as_ref().map(|_| e.issue.number),

@@ -3,14 +3,14 @@ use serde::Deserialize;
 use sweepgate_core::ids::{CommentId, PrNumber, RunId};
 
 #[derive(Debug, Clone, Deserialize, Default)]
-pub struct Common {
+pub(crate) struct Common {
     pub action: Option<String>,
     pub repository: Option<Repository>,
     pub installation: Option<InstallationRef>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct InstallationRef {
+pub(crate) struct InstallationRef {
     pub id: u64,
 }
 
@@ -84,12 +84,8 @@ pub struct PullRequest {
 }
 
 impl PullRequest {
-    pub fn head_sha(&self) -> Option<&str> {
-        self.head.as_ref().map(|h| h.sha.as_str())
-    }
-
     /// The head branch lives in another repository than the base.
-    pub fn is_fork(&self) -> bool {
+    pub(crate) fn is_fork(&self) -> bool {
         let name = |r: &Option<GitRef>| {
             r.as_ref()
                 .and_then(|g| g.repo.as_ref())

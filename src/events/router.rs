@@ -57,11 +57,11 @@ pub struct EventRouter {
 }
 
 impl EventRouter {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
-    pub fn with(mut self, handler: Arc<dyn Handler>) -> Self {
+    pub(crate) fn with(mut self, handler: Arc<dyn Handler>) -> Self {
         self.handlers.push(handler);
         self
     }

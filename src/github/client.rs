@@ -91,12 +91,12 @@ impl GitHub {
     }
 
     /// Whether this client is a GitHub App (not a personal token).
-    pub fn is_app(&self) -> bool {
+    pub(crate) fn is_app(&self) -> bool {
         self.is_app
     }
 
     /// Calls as the App itself (JWT): `/app`, installation lookups.
-    pub fn app(&self) -> Api {
+    pub(crate) fn app(&self) -> Api {
         self.api(self.root.clone())
     }
 
@@ -141,7 +141,7 @@ pub struct Response {
 }
 
 impl Response {
-    pub fn json<T: DeserializeOwned>(&self, path: &str) -> Result<T, GitHubError> {
+    pub(crate) fn json<T: DeserializeOwned>(&self, path: &str) -> Result<T, GitHubError> {
         let body = if self.body.is_empty() {
             &b"null"[..]
         } else {
@@ -154,7 +154,7 @@ impl Response {
     }
 
     /// The `rel="next"` URL of the `Link` header.
-    pub fn next_link(&self) -> Option<String> {
+    pub(crate) fn next_link(&self) -> Option<String> {
         let link = self.headers.get("link")?.to_str().ok()?;
         link.split(',').find_map(|part| {
             let (url, params) = part.split_once(';')?;
@@ -183,7 +183,7 @@ pub struct Api {
 
 impl Api {
     /// Sends with the retry policy; a non-success answer is an error.
-    pub async fn send(
+    pub(crate) async fn send(
         &self,
         method: Method,
         path: &str,
@@ -286,12 +286,15 @@ impl Api {
         })
     }
 
-    pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, GitHubError> {
+    pub(crate) async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, GitHubError> {
         self.send(Method::GET, path, None).await?.json(path)
     }
 
     /// GET that maps 404 to `None`.
-    pub async fn get_opt<T: DeserializeOwned>(&self, path: &str) -> Result<Option<T>, GitHubError> {
+    pub(crate) async fn get_opt<T: DeserializeOwned>(
+        &self,
+        path: &str,
+    ) -> Result<Option<T>, GitHubError> {
         match self.send(Method::GET, path, None).await {
             Ok(r) => r.json(path).map(Some),
             Err(e) if e.is_not_found() => Ok(None),
@@ -299,7 +302,7 @@ impl Api {
         }
     }
 
-    pub async fn post<T: DeserializeOwned>(
+    pub(crate) async fn post<T: DeserializeOwned>(
         &self,
         path: &str,
         body: &serde_json::Value,
@@ -307,7 +310,7 @@ impl Api {
         self.send(Method::POST, path, Some(body)).await?.json(path)
     }
 
-    pub async fn patch<T: DeserializeOwned>(
+    pub(crate) async fn patch<T: DeserializeOwned>(
         &self,
         path: &str,
         body: &serde_json::Value,
@@ -318,7 +321,7 @@ impl Api {
     /// Every page of a list endpoint (`per_page=100`, following `Link`).
     /// `field` names the array inside an object answer
     /// (`{"total_count":…, "check_runs":[…]}`); `None` for a plain array.
-    pub async fn get_all<T: DeserializeOwned>(
+    pub(crate) async fn get_all<T: DeserializeOwned>(
         &self,
         path: &str,
         field: Option<&str>,

@@ -8,9 +8,9 @@ mod retry;
 mod source;
 
 pub use client::{Api, Credentials, GitHub, GitHubConfig, Response};
-pub use rest::checks::CheckRunReport;
-pub use rest::verify::{Artifact, CommentAnchor};
-pub use rest::{IssueComment, Permission, PrFile};
+pub(crate) use rest::IssueComment;
+pub(crate) use rest::checks::CheckRunReport;
+pub(crate) use rest::verify::{Artifact, CommentAnchor};
 pub use retry::{RetryPolicy, Sleeper, TokioSleeper};
 pub use source::GitHubSource;
 
@@ -47,7 +47,7 @@ impl GitHubError {
         }
     }
 
-    pub fn is_not_found(&self) -> bool {
+    pub(crate) fn is_not_found(&self) -> bool {
         self.status() == Some(404)
     }
 

@@ -32,13 +32,13 @@ impl IssueComment {
         self.body.as_deref().unwrap_or("")
     }
 
-    pub fn author(&self) -> &str {
+    pub(crate) fn author(&self) -> &str {
         self.user.as_ref().map_or("", |u| u.login.as_str())
     }
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct PrFile {
+pub(crate) struct PrFile {
     pub filename: String,
     #[serde(default)]
     pub status: String,
@@ -50,7 +50,7 @@ pub struct PrFile {
 
 /// The collaborator permission API's answer.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Permission {
+pub(crate) struct Permission {
     #[serde(default)]
     pub permission: String,
     #[serde(default)]
@@ -90,7 +90,7 @@ impl Api {
         self.get_all(&path, None).await
     }
 
-    pub async fn create_comment(
+    pub(crate) async fn create_comment(
         &self,
         repo: &RepoName,
         pr: PrNumber,
@@ -100,7 +100,7 @@ impl Api {
         self.post(&path, &json!({ "body": body })).await
     }
 
-    pub async fn update_comment(
+    pub(crate) async fn update_comment(
         &self,
         repo: &RepoName,
         id: CommentId,
@@ -111,7 +111,7 @@ impl Api {
     }
 
     /// The files of a pull request (GitHub lists at most 3,000).
-    pub async fn pr_files(
+    pub(crate) async fn pr_files(
         &self,
         repo: &RepoName,
         pr: PrNumber,
@@ -120,7 +120,7 @@ impl Api {
         self.get_all(&path, None).await
     }
 
-    pub async fn collaborator_permission(
+    pub(crate) async fn collaborator_permission(
         &self,
         repo: &RepoName,
         user: &str,
@@ -208,7 +208,7 @@ mod tests {
 }
 
 /// The Actions and pull-request facts the sweep handlers read.
-pub mod actions {
+pub(crate) mod actions {
     use super::{Api, GitHubError, repo_path, seg_enc};
     use chrono::{DateTime, Utc};
     use serde::Deserialize;
@@ -305,7 +305,7 @@ pub mod actions {
 
     /// A pull request's facts the sweep handlers need.
     #[derive(Debug, Clone, Deserialize)]
-    pub struct PullFacts {
+    pub(crate) struct PullFacts {
         pub number: PrNumber,
         #[serde(default)]
         pub state: String,
@@ -324,7 +324,7 @@ pub mod actions {
     }
 
     #[derive(Debug, Clone, Deserialize)]
-    pub struct Ref {
+    pub(crate) struct Ref {
         #[serde(rename = "ref", default)]
         pub name: String,
         #[serde(default)]
@@ -332,12 +332,12 @@ pub mod actions {
     }
 
     #[derive(Debug, Clone, Deserialize)]
-    pub struct Label {
+    pub(crate) struct Label {
         pub name: String,
     }
 
     impl Api {
-        pub async fn workflow_run(
+        pub(crate) async fn workflow_run(
             &self,
             repo: &RepoName,
             run: RunId,
@@ -347,7 +347,7 @@ pub mod actions {
         }
 
         /// Completed runs of `workflow` on `branch`, newest first.
-        pub async fn completed_runs(
+        pub(crate) async fn completed_runs(
             &self,
             repo: &RepoName,
             workflow: &str,
@@ -373,7 +373,7 @@ pub mod actions {
         /// `workflow` on `branch`, and the runs of the PR's completed
         /// dispatched sweeps (which ran on the default branch), each with
         /// the commit it tested; newest first.
-        pub async fn completed_sweep_runs(
+        pub(crate) async fn completed_sweep_runs(
             &self,
             repo: &RepoName,
             workflow: &str,
@@ -399,7 +399,7 @@ pub mod actions {
             Ok(runs)
         }
 
-        pub async fn run_artifacts(
+        pub(crate) async fn run_artifacts(
             &self,
             repo: &RepoName,
             run: RunId,
@@ -415,7 +415,7 @@ pub mod actions {
         }
 
         /// The jobs of the run's latest attempt.
-        pub async fn run_jobs(
+        pub(crate) async fn run_jobs(
             &self,
             repo: &RepoName,
             run: RunId,
@@ -431,18 +431,25 @@ pub mod actions {
                 .collect())
         }
 
-        pub async fn pull(&self, repo: &RepoName, pr: PrNumber) -> Result<PullFacts, GitHubError> {
+        pub(crate) async fn pull(
+            &self,
+            repo: &RepoName,
+            pr: PrNumber,
+        ) -> Result<PullFacts, GitHubError> {
             let path = format!("{}/pulls/{pr}", repo_path(repo)?);
             self.get(&path).await
         }
 
-        pub async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullFacts>, GitHubError> {
+        pub(crate) async fn open_pulls(
+            &self,
+            repo: &RepoName,
+        ) -> Result<Vec<PullFacts>, GitHubError> {
             let path = format!("{}/pulls?state=open", repo_path(repo)?);
             self.get_all(&path, None).await
         }
 
         /// Every commit sha of the PR.
-        pub async fn pr_commit_shas(
+        pub(crate) async fn pr_commit_shas(
             &self,
             repo: &RepoName,
             pr: PrNumber,
@@ -453,7 +460,7 @@ pub mod actions {
         }
 
         /// The PR's label events, for "which labels did it carry then".
-        pub async fn label_events(
+        pub(crate) async fn label_events(
             &self,
             repo: &RepoName,
             pr: PrNumber,
@@ -479,7 +486,7 @@ pub mod actions {
         }
 
         /// The full message of a commit.
-        pub async fn commit_message(
+        pub(crate) async fn commit_message(
             &self,
             repo: &RepoName,
             sha: &str,
@@ -498,7 +505,7 @@ pub mod actions {
         }
 
         /// Creates a completed check run on `head_sha`.
-        pub async fn completed_check_run(
+        pub(crate) async fn completed_check_run(
             &self,
             repo: &RepoName,
             name: &str,
@@ -532,7 +539,7 @@ pub mod actions {
 }
 
 /// Starting, finding and cancelling sweep runs (`dispatch` mode).
-pub mod sweeps {
+pub(crate) mod sweeps {
     use super::{Api, GitHubError, repo_path, seg_enc};
     use serde::Deserialize;
     use serde_json::{Value, json};
@@ -553,7 +560,7 @@ pub mod sweeps {
     impl Api {
         /// `workflow_dispatch` on `git_ref`; the run id when GitHub returns
         /// the run's details.
-        pub async fn workflow_dispatch(
+        pub(crate) async fn workflow_dispatch(
             &self,
             repo: &RepoName,
             workflow: &str,
@@ -577,7 +584,7 @@ pub mod sweeps {
         }
 
         /// The dispatched run whose title names `needle` (the sweep id).
-        pub async fn dispatched_run_titled(
+        pub(crate) async fn dispatched_run_titled(
             &self,
             repo: &RepoName,
             workflow: &str,
@@ -599,7 +606,11 @@ pub mod sweeps {
         }
 
         /// Cancels a run; one that already finished (409) is left alone.
-        pub async fn cancel_run(&self, repo: &RepoName, run: RunId) -> Result<bool, GitHubError> {
+        pub(crate) async fn cancel_run(
+            &self,
+            repo: &RepoName,
+            run: RunId,
+        ) -> Result<bool, GitHubError> {
             let path = format!("{}/actions/runs/{run}/cancel", repo_path(repo)?);
             match self.send(http::Method::POST, &path, Some(&json!({}))).await {
                 Ok(_) => Ok(true),
@@ -610,7 +621,7 @@ pub mod sweeps {
 
         /// A run as GitHub serves it (the timer rebuilds a lost
         /// `workflow_run` delivery from it).
-        pub async fn run_json(
+        pub(crate) async fn run_json(
             &self,
             repo: &RepoName,
             run: RunId,
@@ -622,14 +633,14 @@ pub mod sweeps {
 }
 
 /// Check runs with annotations.
-pub mod checks {
+pub(crate) mod checks {
     use super::{Api, GitHubError, repo_path};
     use serde::Deserialize;
     use serde_json::{Value, json};
     use sweepgate_core::ids::RepoName;
 
     /// GitHub takes at most 50 annotations per request.
-    pub const ANNOTATIONS_PER_REQUEST: usize = 50;
+    pub(crate) const ANNOTATIONS_PER_REQUEST: usize = 50;
 
     #[derive(Deserialize)]
     struct Created {
@@ -637,7 +648,7 @@ pub mod checks {
     }
 
     /// A finished check run's result.
-    pub struct CheckRunReport<'a> {
+    pub(crate) struct CheckRunReport<'a> {
         pub name: &'a str,
         pub head_sha: &'a str,
         pub conclusion: &'a str,
@@ -650,7 +661,7 @@ pub mod checks {
         /// Creates a completed check run, sending `annotations` in batches of
         /// 50 (the first with the creation, the rest as updates, which
         /// GitHub appends).
-        pub async fn check_run_with_annotations(
+        pub(crate) async fn check_run_with_annotations(
             &self,
             repo: &RepoName,
             report: &CheckRunReport<'_>,
@@ -694,7 +705,7 @@ pub mod checks {
 /// What the verifier reads beyond the sweep facts: commits with messages,
 /// check runs per commit, reviews and review comments, team memberships,
 /// artifacts as archives and upstream pull requests.
-pub mod verify {
+pub(crate) mod verify {
     use super::{Api, GitHubError, Login, repo_path, seg_enc};
     use serde::Deserialize;
     use sweepgate_core::checks::snapshot::{
@@ -767,7 +778,7 @@ pub mod verify {
 
     /// Where a comment URL points.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum CommentAnchor {
+    pub(crate) enum CommentAnchor {
         Issue(u64),
         Review(u64),
         ReviewComment(u64),
@@ -776,7 +787,7 @@ pub mod verify {
     impl CommentAnchor {
         /// `…/pull/<n>#issuecomment-<id>` and its review siblings: the PR
         /// number and the anchor.
-        pub fn parse_url(url: &str) -> Option<(u64, CommentAnchor)> {
+        pub(crate) fn parse_url(url: &str) -> Option<(u64, CommentAnchor)> {
             let (path, frag) = url.split_once('#')?;
             let n = path
                 .trim_end_matches('/')
@@ -802,7 +813,7 @@ pub mod verify {
 
     /// An artifact of a run, with the id its archive is fetched by.
     #[derive(Debug, Clone, Deserialize)]
-    pub struct Artifact {
+    pub(crate) struct Artifact {
         pub id: u64,
         pub name: String,
         #[serde(default)]
@@ -832,7 +843,7 @@ pub mod verify {
 
     impl Api {
         /// The PR's commits with their messages, oldest first.
-        pub async fn pr_commits(
+        pub(crate) async fn pr_commits(
             &self,
             repo: &RepoName,
             pr: PrNumber,
@@ -848,7 +859,7 @@ pub mod verify {
         }
 
         /// The latest check run per name on a commit (`filter=latest`).
-        pub async fn latest_check_runs(
+        pub(crate) async fn latest_check_runs(
             &self,
             repo: &RepoName,
             sha: &str,
@@ -871,7 +882,7 @@ pub mod verify {
         }
 
         /// Reviews, each with the commit it was submitted on.
-        pub async fn reviews(
+        pub(crate) async fn reviews(
             &self,
             repo: &RepoName,
             pr: PrNumber,
@@ -882,7 +893,7 @@ pub mod verify {
         }
 
         /// Review comments (on lines of the diff), each with its commit.
-        pub async fn review_comments(
+        pub(crate) async fn review_comments(
             &self,
             repo: &RepoName,
             pr: PrNumber,
@@ -893,7 +904,7 @@ pub mod verify {
         }
 
         /// The repository's default branch.
-        pub async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
+        pub(crate) async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
             #[derive(Deserialize)]
             struct R {
                 #[serde(default)]
@@ -910,7 +921,7 @@ pub mod verify {
         /// One sign-off candidate by its URL's anchor: an issue comment
         /// (`#issuecomment-<id>`), a review (`#pullrequestreview-<id>`) or a
         /// review comment (`#discussion_r<id>`), with the commit it names.
-        pub async fn comment_by_anchor(
+        pub(crate) async fn comment_by_anchor(
             &self,
             repo: &RepoName,
             pr: PrNumber,
@@ -927,7 +938,7 @@ pub mod verify {
 
         /// A user's membership of `org/team`: active is a member, pending
         /// is not yet one; 403 and 404 mean the API would not tell.
-        pub async fn team_membership(
+        pub(crate) async fn team_membership(
             &self,
             org: &str,
             team: &str,
@@ -950,7 +961,7 @@ pub mod verify {
         }
 
         /// Sets a commit status.
-        pub async fn create_status(
+        pub(crate) async fn create_status(
             &self,
             repo: &RepoName,
             sha: &str,
@@ -971,7 +982,7 @@ pub mod verify {
         }
 
         /// The run's artifacts with their ids.
-        pub async fn run_artifact_ids(
+        pub(crate) async fn run_artifact_ids(
             &self,
             repo: &RepoName,
             run: RunId,
@@ -982,7 +993,7 @@ pub mod verify {
 
         /// An artifact's zip archive (GitHub answers with a redirect to a
         /// pre-signed blob URL, which takes no credentials).
-        pub async fn artifact_zip(
+        pub(crate) async fn artifact_zip(
             &self,
             repo: &RepoName,
             id: u64,
@@ -1012,7 +1023,7 @@ pub mod verify {
 
         /// An upstream pull request with its files; `None` when the API
         /// does not show it.
-        pub async fn upstream_pull(
+        pub(crate) async fn upstream_pull(
             &self,
             repo: &RepoName,
             number: u64,

@@ -48,7 +48,7 @@ impl Default for RetryPolicy {
 
 /// What to do about one answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Done,
     RetryAfter(Duration),
     Fail,
@@ -59,7 +59,7 @@ fn header_u64(h: &HeaderMap, name: &str) -> Option<u64> {
 }
 
 /// How long GitHub asked us to wait, if it did.
-pub fn requested_wait(status: u16, headers: &HeaderMap, now_epoch: u64) -> Option<Duration> {
+pub(crate) fn requested_wait(status: u16, headers: &HeaderMap, now_epoch: u64) -> Option<Duration> {
     if let Some(secs) = header_u64(headers, "retry-after") {
         return Some(Duration::from_secs(secs));
     }
@@ -71,14 +71,14 @@ pub fn requested_wait(status: u16, headers: &HeaderMap, now_epoch: u64) -> Optio
 }
 
 impl RetryPolicy {
-    pub fn backoff(&self, attempt: u32) -> Duration {
+    pub(crate) fn backoff(&self, attempt: u32) -> Duration {
         self.base
             .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)))
     }
 
     /// Decides after attempt `attempt` (1-based) answered `status`.
     /// `secondary` is true when the body says a secondary rate limit hit.
-    pub fn decide(
+    pub(crate) fn decide(
         &self,
         attempt: u32,
         status: u16,

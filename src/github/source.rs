@@ -11,7 +11,6 @@ use sweepgate_core::ids::RepoName;
 
 pub struct GitHubSource {
     api: Api,
-    repo: RepoName,
     prefix: String,
 }
 
@@ -21,11 +20,7 @@ impl GitHubSource {
             .parts()
             .ok_or_else(|| GitHubError::Config(format!("`{repo}` is not owner/name")))?;
         let prefix = format!("/repos/{}/{}", seg(o), seg(r));
-        Ok(Self { api, repo, prefix })
-    }
-
-    pub fn repo(&self) -> &RepoName {
-        &self.repo
+        Ok(Self { api, prefix })
     }
 }
 

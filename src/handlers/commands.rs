@@ -16,12 +16,12 @@ use sweepgate_core::commands::{
 use sweepgate_core::ids::{PrNumber, RepoName};
 use sweepgate_core::sweep::runs::Purpose;
 
-pub struct Commands {
+pub(crate) struct Commands {
     services: Services,
 }
 
 impl Commands {
-    pub fn new(services: Services) -> Self {
+    pub(crate) fn new(services: Services) -> Self {
         Self { services }
     }
 }

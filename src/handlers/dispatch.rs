@@ -22,7 +22,7 @@ const NS_SENT: &str = "sweep-dispatch-sent";
 const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 3600 * 1000;
 
 /// What the gate decided for the head, as dispatch needs it.
-pub struct Decision<'a> {
+pub(crate) struct Decision<'a> {
     pub pr: PrNumber,
     pub head_sha: &'a str,
     pub base_sha: &'a str,
@@ -39,7 +39,7 @@ pub struct Decision<'a> {
 
 /// Acts on the gate's decision in `dispatch` mode; the line the gate's
 /// check run adds about it.
-pub async fn on_gate(
+pub(crate) async fn on_gate(
     services: &Services,
     store: &Store,
     scope: &Scope,
@@ -286,7 +286,7 @@ async fn cancel_all(
 }
 
 /// What a `workflow_run` event means for a dispatched sweep.
-pub enum SweptRun {
+pub(crate) enum SweptRun {
     /// Not a run sweepgate dispatched.
     NotDispatched,
     /// sweepgate cancelled it (superseded or refused): no result links.
@@ -297,7 +297,7 @@ pub enum SweptRun {
 }
 
 /// A `workflow_run` event for a run sweepgate dispatched: the sweep's state.
-pub async fn on_run(
+pub(crate) async fn on_run(
     store: &Store,
     repo: &RepoName,
     run: RunId,
@@ -337,7 +337,7 @@ pub async fn on_run(
 
 /// Follows the jobs of dispatched sweeps (`workflow_job` and `check_run`
 /// events), so a sweep's progress is known before its run completes.
-pub struct SweepJobs;
+pub(crate) struct SweepJobs;
 
 #[async_trait::async_trait]
 impl Handler for SweepJobs {
@@ -491,7 +491,7 @@ pub async fn refresh_open_sweeps(services: &Services, store: &Store) -> anyhow::
 
 /// Runs `refresh_open_sweeps` every `period` until the process ends; the
 /// workers find the rebuilt jobs on their next poll.
-pub fn spawn_timer(
+pub(crate) fn spawn_timer(
     services: Services,
     store: Store,
     period: std::time::Duration,

@@ -7,18 +7,18 @@ use crate::events::{Event, Handler, HandlerError, JobContext};
 use async_trait::async_trait;
 use sweepgate_core::config::RepoConfig;
 
-pub struct ContributionGuide {
+pub(crate) struct ContributionGuide {
     services: Services,
 }
 
 impl ContributionGuide {
-    pub fn new(services: Services) -> Self {
+    pub(crate) fn new(services: Services) -> Self {
         Self { services }
     }
 }
 
 /// Whether a changed path is one the guide is about.
-pub fn touches_recipes(cfg: &RepoConfig, path: &str) -> bool {
+pub(crate) fn touches_recipes(cfg: &RepoConfig, path: &str) -> bool {
     let p = &cfg.paths;
     p.master_configs.iter().any(|m| m == path)
         || path == p.changelog

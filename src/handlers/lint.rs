@@ -10,16 +10,16 @@ use async_trait::async_trait;
 use serde_json::json;
 use sweepgate_core::checks::lint::{self, Severity};
 
-pub const LINT_CHECK: &str = "sweepgate / recipe-lint";
+pub(crate) const LINT_CHECK: &str = "sweepgate / recipe-lint";
 /// Prefix of every summary's marker (the full marker names the head SHA).
 const SUMMARY_PREFIX: &str = "<!-- sweepgate:recipe-lint";
 
-pub struct RecipeLint {
+pub(crate) struct RecipeLint {
     services: Services,
 }
 
 impl RecipeLint {
-    pub fn new(services: Services) -> Self {
+    pub(crate) fn new(services: Services) -> Self {
         Self { services }
     }
 }

@@ -1,14 +1,14 @@
 //! One handler per event kind: glue that reads what it needs through the
 //! GitHub client, calls the pure modules (commands, checks, lint) and hands
 //! the result to the publisher. Handlers hold no rules.
-pub mod commands;
+pub(crate) mod commands;
 pub mod dispatch;
-pub mod guide;
-pub mod lint;
-pub mod publish;
+pub(crate) mod guide;
+pub(crate) mod lint;
+pub(crate) mod publish;
 pub mod repo_config;
-pub mod sweeps;
-pub mod verify;
+pub(crate) mod sweeps;
+pub(crate) mod verify;
 
 use crate::events::{EventRouter, HandlerError, JobContext};
 use crate::github::{Api, GitHub};
@@ -35,7 +35,7 @@ pub enum Clock {
 }
 
 impl Clock {
-    pub fn today(self) -> chrono::NaiveDate {
+    pub(crate) fn today(self) -> chrono::NaiveDate {
         match self {
             Clock::System => chrono::Utc::now().date_naive(),
             Clock::Fixed(d) => d,
@@ -65,7 +65,7 @@ impl Services {
 
 impl Services {
     /// The API as the installation that sent the delivery.
-    pub fn api(&self, ctx: &JobContext) -> Result<Api, HandlerError> {
+    pub(crate) fn api(&self, ctx: &JobContext) -> Result<Api, HandlerError> {
         let id = ctx
             .envelope
             .installation_id
@@ -77,7 +77,7 @@ impl Services {
 impl Services {
     /// The API as the installation that covers `repo` (the results
     /// repository may live in another organisation).
-    pub async fn api_for_repo(&self, repo: &RepoName) -> Result<Api, HandlerError> {
+    pub(crate) async fn api_for_repo(&self, repo: &RepoName) -> Result<Api, HandlerError> {
         if !self.github.is_app() {
             return Ok(self.github.app());
         }
@@ -99,7 +99,7 @@ impl Services {
 
 /// Where a handler works: the repository, the API as the installation that
 /// sent the delivery, and the repository's configuration.
-pub struct Scope {
+pub(crate) struct Scope {
     pub repo: RepoName,
     pub api: Api,
     pub cfg: sweepgate_core::config::RepoConfig,
@@ -107,7 +107,7 @@ pub struct Scope {
 }
 
 impl Services {
-    pub async fn scope(&self, ctx: &JobContext) -> Result<Scope, HandlerError> {
+    pub(crate) async fn scope(&self, ctx: &JobContext) -> Result<Scope, HandlerError> {
         let repo = repo_of(ctx)?;
         let api = self.api(ctx)?;
         let default_branch = ctx
@@ -129,7 +129,7 @@ impl Services {
 
 /// A file at a revision through a repository source; a read failure is
 /// worth another attempt.
-pub async fn read_at(
+pub(crate) async fn read_at(
     src: &dyn crate::repo::RepoSource,
     rev: &str,
     path: &str,
@@ -144,7 +144,7 @@ pub async fn read_at(
 
 /// Notes on the PR's dashboard timeline what a handler did. A retried job
 /// repeating the same effect adds nothing.
-pub async fn record_activity(
+pub(crate) async fn record_activity(
     store: &crate::store::Store,
     repo: &RepoName,
     pr: sweepgate_core::ids::PrNumber,
@@ -176,7 +176,7 @@ pub async fn record_activity(
 }
 
 /// The repository the delivery is about.
-pub fn repo_of(ctx: &JobContext) -> Result<RepoName, HandlerError> {
+pub(crate) fn repo_of(ctx: &JobContext) -> Result<RepoName, HandlerError> {
     ctx.envelope
         .repository
         .clone()

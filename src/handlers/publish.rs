@@ -5,14 +5,14 @@ use crate::github::{Api, IssueComment};
 use sweepgate_core::ids::{CommentId, PrNumber, RepoName};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Published {
+pub(crate) enum Published {
     Created(CommentId),
     Edited(CommentId),
     Unchanged(CommentId),
 }
 
 /// The first comment (looking through every page) containing `marker`.
-pub async fn find_marked(
+pub(crate) async fn find_marked(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,
@@ -23,7 +23,7 @@ pub async fn find_marked(
 }
 
 /// Posts `body` unless a comment with `marker` exists; never edits.
-pub async fn post_once(
+pub(crate) async fn post_once(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,
@@ -38,7 +38,7 @@ pub async fn post_once(
 }
 
 /// Creates the marked comment, or edits it when its text changed.
-pub async fn upsert(
+pub(crate) async fn upsert(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,
@@ -60,7 +60,7 @@ pub async fn upsert(
 
 /// The head SHA of the newest verdict comment sweepgate posted that is
 /// not superseded.
-pub async fn find_live_verdict(
+pub(crate) async fn find_live_verdict(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,

@@ -52,16 +52,16 @@ pub async fn load(
 }
 
 /// The configuration files sweepgate reads from the default branch.
-pub const CONFIG_FILES: [&str; 2] = [
+pub(crate) const CONFIG_FILES: [&str; 2] = [
     REPO_CONFIG_PATH,
     sweepgate_core::checks::VERIFIER_SETTINGS_PATH,
 ];
 
-pub const CONFIG_CHECK: &str = "sweepgate / config";
+pub(crate) const CONFIG_CHECK: &str = "sweepgate / config";
 
 /// Every problem of the configuration files given, as
 /// `file:line:column: message` (verifier settings name no position).
-pub fn validate(files: &[(&str, Vec<u8>)]) -> Vec<String> {
+pub(crate) fn validate(files: &[(&str, Vec<u8>)]) -> Vec<String> {
     let mut out = Vec::new();
     for (path, bytes) in files {
         if *path == REPO_CONFIG_PATH {
@@ -82,12 +82,12 @@ pub fn validate(files: &[(&str, Vec<u8>)]) -> Vec<String> {
 /// validation comment (edited per head) and a check run; a push to the
 /// default branch reloads the configuration, and a check run on the
 /// pushed commit says whether it took effect.
-pub struct ConfigCheck {
+pub(crate) struct ConfigCheck {
     services: super::Services,
 }
 
 impl ConfigCheck {
-    pub fn new(services: super::Services) -> Self {
+    pub(crate) fn new(services: super::Services) -> Self {
         Self { services }
     }
 }

@@ -30,12 +30,12 @@ fn is_sweep_run(cfg: &RepoConfig, path: Option<&str>) -> bool {
 }
 
 /// Posts the result links once per run id.
-pub struct RunResults {
+pub(crate) struct RunResults {
     services: Services,
 }
 
 impl RunResults {
-    pub fn new(services: Services) -> Self {
+    pub(crate) fn new(services: Services) -> Self {
         Self { services }
     }
 }
@@ -150,7 +150,7 @@ impl Handler for RunResults {
 }
 
 /// A run command that passed authorization.
-pub struct RunCommand<'a> {
+pub(crate) struct RunCommand<'a> {
     pub user: &'a str,
     pub run: Option<RunId>,
     pub purpose: Purpose,
@@ -158,7 +158,7 @@ pub struct RunCommand<'a> {
 }
 
 /// What the commands handler does after posting its reply.
-pub struct PendingStage {
+pub(crate) struct PendingStage {
     pub run: RunFacts,
     pub user: String,
     pub pin: bool,
@@ -167,7 +167,7 @@ pub struct PendingStage {
 
 /// Validates the run for a command; the answer line and, when valid, the
 /// staging to send once the reply exists.
-pub async fn prepare(
+pub(crate) async fn prepare(
     api: &Api,
     store: &Store,
     repo: &RepoName,
@@ -275,7 +275,7 @@ pub async fn prepare(
 }
 
 /// The pull request a command was typed on.
-pub struct PrAt<'a> {
+pub(crate) struct PrAt<'a> {
     pub repo: &'a RepoName,
     pub pr: PrNumber,
     pub default_branch: &'a str,
@@ -283,7 +283,7 @@ pub struct PrAt<'a> {
 
 /// Pins (newest command wins) and sends the staging request, once per
 /// idempotency key.
-pub async fn dispatch(
+pub(crate) async fn dispatch(
     services: &Services,
     api: &Api,
     store: &Store,
@@ -355,12 +355,12 @@ pub async fn dispatch(
 }
 
 /// The results repository's `stage-results-started` / `-completed`.
-pub struct StagingCallback {
+pub(crate) struct StagingCallback {
     services: Services,
 }
 
 impl StagingCallback {
-    pub fn new(services: Services) -> Self {
+    pub(crate) fn new(services: Services) -> Self {
         Self { services }
     }
 }
@@ -477,17 +477,17 @@ async fn run_curves(
 
 /// The sweep gate on every push and label change (`CONTRACTS.md` §2, §5):
 /// in `track` mode a check run and one comment, edited in place.
-pub struct SweepGate {
+pub(crate) struct SweepGate {
     services: Services,
 }
 
 impl SweepGate {
-    pub fn new(services: Services) -> Self {
+    pub(crate) fn new(services: Services) -> Self {
         Self { services }
     }
 }
 
-pub const GATE_CHECK: &str = "sweepgate / sweep-gate";
+pub(crate) const GATE_CHECK: &str = "sweepgate / sweep-gate";
 
 #[async_trait]
 impl Handler for SweepGate {

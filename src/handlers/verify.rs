@@ -13,7 +13,7 @@ use crate::github::{Api, CheckRunReport};
 use crate::store::{Store, now_ms};
 use crate::verdict::{self, Verdict, remote};
 use sweepgate_core::checks::snapshot::{Signoff, SignoffKind};
-use sweepgate_core::ids::{CommentId, PrNumber, RepoName, RunId};
+use sweepgate_core::ids::{PrNumber, RepoName, RunId};
 
 /// The store's namespace of the pinned run (written by `/use`).
 const NS_PIN: &str = "pin";
@@ -21,12 +21,12 @@ const NS_PIN: &str = "pin";
 /// job does not create a second identical one.
 const NS_CHECK_RUN: &str = "verdict-check-run";
 
-pub struct SignoffVerifier {
+pub(crate) struct SignoffVerifier {
     services: Services,
 }
 
 impl SignoffVerifier {
-    pub fn new(services: Services) -> Self {
+    pub(crate) fn new(services: Services) -> Self {
         Self { services }
     }
 }
@@ -159,9 +159,8 @@ impl Handler for SignoffVerifier {
 }
 
 /// What a published verdict was.
-pub struct Published {
+pub(crate) struct Published {
     pub verdict: Verdict,
-    pub comment: CommentId,
     pub url: String,
 }
 
@@ -181,7 +180,7 @@ async fn stored_pin(
 }
 
 /// Builds the snapshot at `head` and runs the checks.
-pub async fn assess(
+pub(crate) async fn assess(
     services: &Services,
     store: &Store,
     scope: &Scope,
@@ -219,7 +218,7 @@ pub async fn assess(
 }
 
 /// Assesses and publishes.
-pub async fn verify_and_publish(
+pub(crate) async fn verify_and_publish(
     services: &Services,
     store: &Store,
     scope: &Scope,
@@ -232,7 +231,7 @@ pub async fn verify_and_publish(
 }
 
 /// The verdict comment, the status and the check run.
-pub async fn publish(
+pub(crate) async fn publish(
     api: &Api,
     store: &Store,
     repo: &RepoName,
@@ -314,14 +313,13 @@ pub async fn publish(
     .await?;
     Ok(Published {
         verdict: v.clone(),
-        comment: comment.id,
         url,
     })
 }
 
 /// Why `sweepgate verify` could not assess a sign-off.
 #[derive(Debug, thiserror::Error)]
-pub enum VerifyUrlError {
+pub(crate) enum VerifyUrlError {
     #[error(
         "`{0}` is not a sign-off URL (…/pull/<n>#issuecomment-<id>, #pullrequestreview-<id> or #discussion_r<id>)"
     )]
@@ -337,7 +335,7 @@ pub enum VerifyUrlError {
 /// `sweepgate verify`: the verifier on the PR of a sign-off given by its
 /// URL, at the commit a review names or else the current head; publishes
 /// the verdict only when asked.
-pub async fn verify_url(
+pub(crate) async fn verify_url(
     services: &Services,
     store: &Store,
     repo: &RepoName,

@@ -13,7 +13,7 @@ const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Why the input could not be built.
 #[derive(Debug, thiserror::Error)]
-pub enum InputError {
+pub(crate) enum InputError {
     #[error(transparent)]
     Repo(#[from] RepoError),
     #[error("lint data: {0}")]
@@ -22,7 +22,7 @@ pub enum InputError {
 
 impl InputError {
     /// A rate limit's `Retry-After`, carried to the queue.
-    pub fn retry_after(&self) -> Option<std::time::Duration> {
+    pub(crate) fn retry_after(&self) -> Option<std::time::Duration> {
         match self {
             InputError::Repo(e) => e.retry_after(),
             InputError::Data(_) => None,
@@ -31,7 +31,7 @@ impl InputError {
 }
 
 /// Read the PR from a repository: `base...head` as GitHub compares it.
-pub async fn from_source(
+pub(crate) async fn from_source(
     src: &dyn RepoSource,
     base: &str,
     head: &str,

@@ -13,7 +13,7 @@ pub fn marker(head_sha: &str) -> String {
 
 /// One rendered line of the summary.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SummaryLine {
+pub(crate) struct SummaryLine {
     pub location: String,
     pub rule: String,
     pub message: String,
@@ -34,7 +34,7 @@ impl SummaryLine {
 /// Findings grouped for the comment.
 #[derive(Debug, Clone, PartialEq, Eq, Template)]
 #[template(path = "lint-summary.md", escape = "none")]
-pub struct Summary {
+pub(crate) struct Summary {
     pub marker: String,
     pub head_sha: String,
     pub errors: Vec<SummaryLine>,
@@ -43,7 +43,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn new(head_sha: &str, findings: &[Finding]) -> Self {
+    pub(crate) fn new(head_sha: &str, findings: &[Finding]) -> Self {
         let pick = |s: Severity| {
             findings
                 .iter()
@@ -60,11 +60,11 @@ impl Summary {
         }
     }
 
-    pub fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         self.errors.is_empty() && self.warnings.is_empty() && self.infos.is_empty()
     }
 
-    pub fn short_sha(&self) -> &str {
+    pub(crate) fn short_sha(&self) -> &str {
         self.head_sha.get(..7).unwrap_or(&self.head_sha)
     }
 }

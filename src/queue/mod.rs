@@ -74,7 +74,7 @@ impl Default for QueueConfig {
 
 /// Delay before attempt `attempt + 1`: exponential with full jitter in the
 /// upper half, capped, and never below `retry_after`.
-pub fn backoff(cfg: &QueueConfig, attempt: i64, retry_after: Option<Duration>) -> Duration {
+pub(crate) fn backoff(cfg: &QueueConfig, attempt: i64, retry_after: Option<Duration>) -> Duration {
     let exp = attempt.clamp(1, 30) as u32 - 1;
     let raw = cfg
         .backoff_base

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use sweepgate_core::ids::Sha;
 use tokio::process::Command;
 
 use super::{
@@ -37,13 +38,7 @@ impl GitRepo {
         self
     }
 
-    /// Give up on a git call after this long (the child is killed).
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -108,14 +103,13 @@ impl GitRepo {
         let (code, stdout, stderr) = self.run(&args).await?;
         match code {
             Some(0) => {
-                let sha = String::from_utf8_lossy(&stdout).trim().to_string();
-                if sha.len() >= 40 && sha.chars().all(|c| c.is_ascii_hexdigit()) {
-                    Ok(sha)
-                } else {
-                    Err(RepoError::Output {
+                let out = String::from_utf8_lossy(&stdout);
+                match Sha::parse(out.trim()) {
+                    Some(sha) => Ok(sha.to_string()),
+                    None => Err(RepoError::Output {
                         args: args.join(" "),
-                        message: format!("not a commit id: {sha:?}"),
-                    })
+                        message: format!("not a commit id: {:?}", out.trim()),
+                    }),
                 }
             }
             // `--quiet --verify` exits 1 without a message for an unknown name.

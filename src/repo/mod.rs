@@ -13,7 +13,7 @@ use std::pin::Pin;
 pub use git::GitRepo;
 
 /// A boxed future that can cross tokio tasks.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What a caller can branch on when a read fails.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,7 +53,7 @@ pub enum RepoError {
 }
 
 impl RepoError {
-    pub fn remote(message: String) -> Self {
+    pub(crate) fn remote(message: String) -> Self {
         RepoError::Remote {
             message,
             retry_after: None,
@@ -62,7 +62,7 @@ impl RepoError {
 
     /// How long the remote asked us to wait before trying again; a retry
     /// must not come sooner.
-    pub fn retry_after(&self) -> Option<std::time::Duration> {
+    pub(crate) fn retry_after(&self) -> Option<std::time::Duration> {
         match self {
             RepoError::Remote { retry_after, .. } => *retry_after,
             _ => None,

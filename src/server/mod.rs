@@ -19,7 +19,7 @@ use sweepgate_core::ids::DeliveryId;
 use tokio::sync::Notify;
 
 /// GitHub caps deliveries at 25 MB.
-pub const BODY_LIMIT: usize = 25 * 1024 * 1024;
+pub(crate) const BODY_LIMIT: usize = 25 * 1024 * 1024;
 
 #[derive(Clone)]
 pub struct AppState {

@@ -5,7 +5,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum SignatureError {
+pub(crate) enum SignatureError {
     #[error("missing X-Hub-Signature-256 header")]
     Missing,
     #[error("X-Hub-Signature-256 is not of the form sha256=<64 hex digits>")]
@@ -15,7 +15,7 @@ pub enum SignatureError {
 }
 
 /// Ok with the index of the secret that matched.
-pub fn verify(
+pub(crate) fn verify(
     header: Option<&[u8]>,
     body: &[u8],
     secrets: &[Secret],

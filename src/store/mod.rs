@@ -50,12 +50,6 @@ impl From<sqlx::Error> for StoreError {
     }
 }
 
-impl StoreError {
-    pub fn is_unavailable(&self) -> bool {
-        matches!(self, StoreError::Unavailable(_))
-    }
-}
-
 /// What the intake decided about a delivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DeliveryOutcome {
@@ -64,7 +58,7 @@ pub enum DeliveryOutcome {
 }
 
 impl DeliveryOutcome {
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             DeliveryOutcome::Queued => "queued",
             DeliveryOutcome::Ignored(_) => "ignored",
@@ -124,7 +118,7 @@ pub enum JobState {
 }
 
 impl JobState {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             JobState::Pending => "pending",
             JobState::Running => "running",
@@ -169,10 +163,6 @@ pub struct JobRow {
 }
 
 impl JobRow {
-    pub fn id(&self) -> JobId {
-        JobId(self.id as u64)
-    }
-
     pub fn state(&self) -> Option<JobState> {
         self.state.parse().ok()
     }
@@ -262,7 +252,7 @@ pub struct SweepRow {
 }
 
 impl SweepRow {
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         matches!(self.state.as_str(), "dispatched" | "running")
     }
 }

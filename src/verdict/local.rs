@@ -120,7 +120,7 @@ pub fn snapshot_from_trees(
 }
 
 /// A sign-off read from a file: author from its `Signed:` line.
-pub fn signoff_from_text(body: &str) -> Signoff {
+pub(crate) fn signoff_from_text(body: &str) -> Signoff {
     Signoff {
         author: sweepgate_core::signoff::signed_name(body).unwrap_or_default(),
         kind: SignoffKind::File,
@@ -134,7 +134,7 @@ pub fn signoff_from_text(body: &str) -> Signoff {
 /// run's rows: `agg_eval_all.json` holds eval rows, `agg_bmk.json` (and
 /// other `agg_*` files) benchmark rows, and any file whose rows carry
 /// `request_metrics` is an agentic result.
-pub fn add_artifact_file(
+pub(crate) fn add_artifact_file(
     out: &mut RunArtifacts,
     name: &str,
     text: &str,
@@ -234,7 +234,7 @@ async fn read_many(
 }
 
 /// Where the policy files and the configuration come from.
-pub struct PolicyAt<'a> {
+pub(crate) struct PolicyAt<'a> {
     /// The default branch (the server); `None`: the merge base stands in
     /// for it (a local range).
     pub rev: Option<&'a str>,
@@ -246,7 +246,7 @@ pub struct PolicyAt<'a> {
 /// repository source (a local clone or the GitHub API): policy files,
 /// master configs, the changelog, runners, every changed file on both
 /// sides and the recipes and scripts the head's changed entries run.
-pub async fn read_trees(
+pub(crate) async fn read_trees(
     src: &dyn RepoSource,
     base: &str,
     head: &str,

@@ -3,7 +3,7 @@
 //! head's comment, the `codeowner-signoff-verify` commit status, and the
 //! data of the `sweepgate / verdict` check run.
 pub mod local;
-pub mod remote;
+pub(crate) mod remote;
 
 use askama::Template;
 use serde::Serialize;
@@ -15,20 +15,19 @@ use sweepgate_core::config::RepoConfig;
 pub use local::{GithubFacts, LocalError, Trees, check_local, snapshot_from_trees};
 
 /// The status context the required check depends on.
-pub const STATUS_CONTEXT: &str = "codeowner-signoff-verify";
-pub const STATUS_SUCCESS: &str = "CODEOWNER sign-off independently verified";
-pub const STATUS_FAILURE: &str = "Sign-off verification rejected - see verdict comment";
-pub const STATUS_NONE: &str = "No verification verdict was posted for this commit";
-pub const CHECK_RUN_NAME: &str = "sweepgate / verdict";
+pub(crate) const STATUS_CONTEXT: &str = "codeowner-signoff-verify";
+pub(crate) const STATUS_SUCCESS: &str = "CODEOWNER sign-off independently verified";
+pub(crate) const STATUS_FAILURE: &str = "Sign-off verification rejected - see verdict comment";
+pub(crate) const CHECK_RUN_NAME: &str = "sweepgate / verdict";
 
 /// The hidden marker of the verdict comment for a head SHA.
-pub fn marker(sha: &str) -> String {
+pub(crate) fn marker(sha: &str) -> String {
     format!("<!-- codeowner-signoff-verify sha={sha} -->")
 }
 
 /// The SHA a verdict comment's marker names (`None` for other comments and
 /// for superseded verdicts).
-pub fn marker_sha(body: &str) -> Option<&str> {
+pub(crate) fn marker_sha(body: &str) -> Option<&str> {
     let first = body.lines().next()?.trim();
     let rest = first.strip_prefix("<!-- codeowner-signoff-verify sha=")?;
     let sha = rest.strip_suffix(" -->")?;
@@ -58,7 +57,7 @@ impl Verdict {
     pub fn passed(&self) -> bool {
         !self.rows.iter().any(CheckResult::is_blocking)
     }
-    pub fn blocking(&self) -> Vec<&CheckResult> {
+    pub(crate) fn blocking(&self) -> Vec<&CheckResult> {
         self.rows.iter().filter(|r| r.is_blocking()).collect()
     }
 }
@@ -108,7 +107,7 @@ pub fn row_line(r: &CheckResult) -> String {
 }
 
 /// The one-line blocking summary after `@<signer>`.
-pub fn blocking_summary(v: &Verdict) -> String {
+pub(crate) fn blocking_summary(v: &Verdict) -> String {
     let b = v.blocking();
     let names: Vec<String> = b
         .iter()
@@ -182,7 +181,7 @@ pub fn render_comment(v: &Verdict) -> String {
 
 /// The body an old head's verdict comment is edited to: its marker no
 /// longer names a live SHA, and a first line points at the new head.
-pub fn superseded(old_body: &str, new_sha: &str) -> String {
+pub(crate) fn superseded(old_body: &str, new_sha: &str) -> String {
     let old_sha = marker_sha(old_body).unwrap_or("unknown");
     let rest = old_body.split_once('\n').map_or("", |(_, r)| r);
     format!(
@@ -214,17 +213,6 @@ pub fn status(v: &Verdict, comment_url: Option<&str>) -> StatusUpdate {
         state: state.into(),
         description: description.into(),
         target_url: comment_url.map(str::to_owned),
-    }
-}
-
-/// The status when no verdict was posted for a commit.
-pub fn status_without_verdict(sha: &str) -> StatusUpdate {
-    StatusUpdate {
-        sha: sha.to_owned(),
-        context: STATUS_CONTEXT.into(),
-        state: "failure".into(),
-        description: STATUS_NONE.into(),
-        target_url: None,
     }
 }
 

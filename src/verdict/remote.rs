@@ -29,7 +29,7 @@ use sweepgate_core::recipe::codeowners::{self, Owner};
 use sweepgate_core::sweep::runs::{labels_at, tested_head};
 
 /// What to assess.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub repo: &'a RepoName,
     pub pr: PrNumber,
     /// The head SHA pinned when the trigger arrived.
@@ -119,7 +119,7 @@ fn needs_role(body: &str, reuse: &[String]) -> bool {
 
 /// The newest sign-off among conversation comments, reviews and review
 /// comments, with the commit a review names.
-pub fn latest_signoff(
+pub(crate) fn latest_signoff(
     comments: &[Comment],
     reviews: &[(Comment, Option<String>)],
     review_comments: &[(Comment, Option<String>)],
@@ -153,13 +153,13 @@ pub fn latest_signoff(
 }
 
 /// Everything GitHub says about the PR's conversation.
-pub struct Conversation {
+pub(crate) struct Conversation {
     pub comments: Vec<Comment>,
     pub reviews: Vec<(Comment, Option<String>)>,
     pub review_comments: Vec<(Comment, Option<String>)>,
 }
 
-pub async fn conversation(
+pub(crate) async fn conversation(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,
@@ -293,7 +293,7 @@ async fn read_run_artifacts(
 }
 
 /// Builds the snapshot.
-pub async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, HandlerError> {
+pub(crate) async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, HandlerError> {
     let repo = req.repo;
     let pull = api.pull(repo, req.pr).await?;
     let src = GitHubSource::new(api.clone(), repo.clone())?;

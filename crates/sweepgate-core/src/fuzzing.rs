@@ -21,7 +21,7 @@ use crate::signoff;
 pub type Body = fn(&[u8]);
 
 /// Parsers the first byte of a `recipe_yaml` input selects from.
-pub const RECIPE_YAML: &[&str] = &[
+pub(crate) const RECIPE_YAML: &[&str] = &[
     "master",
     "master_document",
     "runners",
@@ -33,12 +33,12 @@ pub const RECIPE_YAML: &[&str] = &[
 ];
 
 /// Parsers the first byte of a `recipe_text` input selects from.
-pub const RECIPE_TEXT: &[&str] = &["models_md", "waiver", "repo_config"];
+pub(crate) const RECIPE_TEXT: &[&str] = &["models_md", "waiver", "repo_config"];
 
 /// The highest line number a parser may report for `bytes`: one more than
 /// the line breaks, counting `\r\n`, `\n` and a lone `\r` (YAML and
 /// CommonMark both break lines there).
-pub fn max_line(bytes: &[u8]) -> usize {
+pub(crate) fn max_line(bytes: &[u8]) -> usize {
     1 + line_breaks(bytes)
 }
 

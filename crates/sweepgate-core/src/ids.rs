@@ -68,14 +68,6 @@ impl Sha {
         let ok = matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
         ok.then(|| Sha(s.to_ascii_lowercase()))
     }
-
-    pub fn short(&self) -> &str {
-        &self.0[..self.0.len().min(12)]
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
 }
 
 impl fmt::Display for Sha {
@@ -117,7 +109,7 @@ mod tests {
         assert!(Sha::parse("0123456").is_none());
         assert!(Sha::parse("zz23456789abcdef0123456789abcdef01234567").is_none());
         let s = Sha::parse("0123456789ABCDEF0123456789abcdef01234567").unwrap();
-        assert_eq!(s.short(), "0123456789ab");
+        assert_eq!(s.0, "0123456789abcdef0123456789abcdef01234567");
     }
 
     #[test]

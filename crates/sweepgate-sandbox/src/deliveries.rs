@@ -60,7 +60,11 @@ impl Delivery {
     }
 
     /// Posts this delivery to `url`; returns the receiver's status code.
-    pub async fn post(&self, client: &reqwest::Client, url: &str) -> Result<u16, reqwest::Error> {
+    pub(crate) async fn post(
+        &self,
+        client: &reqwest::Client,
+        url: &str,
+    ) -> Result<u16, reqwest::Error> {
         let mut req = client.post(url).body(self.body.clone());
         for (k, v) in self.headers() {
             req = req.header(k, v);
@@ -69,7 +73,7 @@ impl Delivery {
     }
 }
 
-pub fn sign(secret: &str, body: &[u8]) -> String {
+pub(crate) fn sign(secret: &str, body: &[u8]) -> String {
     // HMAC accepts keys of any length, so this cannot fail in practice.
     match Hmac::<Sha256>::new_from_slice(secret.as_bytes()) {
         Ok(mut mac) => {
@@ -91,7 +95,7 @@ pub enum DeliveryMode {
 }
 
 #[derive(Debug, Default)]
-pub struct Outbox {
+pub(crate) struct Outbox {
     pub all: Vec<Delivery>,
     /// Indices into `all` not yet delivered or taken, oldest first.
     pub pending: VecDeque<usize>,
@@ -104,7 +108,13 @@ pub struct Outbox {
 
 impl World {
     /// Records a delivery of `event` for repository `key`, sent by `sender`.
-    pub fn emit(&mut self, event: &str, key: &str, sender: &str, mut payload: Map<String, Value>) {
+    pub(crate) fn emit(
+        &mut self,
+        event: &str,
+        key: &str,
+        sender: &str,
+        mut payload: Map<String, Value>,
+    ) {
         if let Some(sub) = &self.outbox.subscribed
             && !sub.iter().any(|e| e == event)
         {
@@ -163,7 +173,7 @@ fn base64_node(id: u64) -> String {
 }
 
 /// A random (version 4 layout) UUID from the sandbox's seeded RNG.
-pub fn uuid_like(rng: &mut impl Rng) -> String {
+pub(crate) fn uuid_like(rng: &mut impl Rng) -> String {
     let mut b: [u8; 16] = rng.random();
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
@@ -186,7 +196,7 @@ fn backoff(attempts: u32) -> Duration {
 
 /// The push worker: delivers the outbox in order, one at a time, so the
 /// receiver sees events in the order they happened.
-pub async fn run_worker(shared: std::sync::Weak<super::Shared>) {
+pub(crate) async fn run_worker(shared: std::sync::Weak<super::Shared>) {
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(10))
         .build()

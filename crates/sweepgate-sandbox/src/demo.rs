@@ -9,7 +9,7 @@ pub const REPO: &str = "InferenceX";
 
 /// The demo repository's default branch: excerpts of the real benchmark
 /// repository (Apache-2.0), embedded so the demo needs nothing on disk.
-pub const FILES: &[(&str, &str)] = &[
+pub(crate) const FILES: &[(&str, &str)] = &[
     ("README.md", include_str!("demo/README.md")),
     ("LICENSE", include_str!("demo/LICENSE")),
     ("MODELS.md", include_str!("demo/MODELS.md")),
@@ -64,8 +64,8 @@ pub const FILES: &[(&str, &str)] = &[
 ];
 
 /// Where `/use` stages a run's results.
-pub const RESULTS_OWNER: &str = "SemiAnalysisAI";
-pub const RESULTS_REPO: &str = "InferenceX-app";
+pub(crate) const RESULTS_OWNER: &str = "SemiAnalysisAI";
+pub(crate) const RESULTS_REPO: &str = "InferenceX-app";
 
 /// Seeds the demo world: the benchmark repository (dispatch mode, with a
 /// sweep workflow that takes `workflow_dispatch` only and names its runs by

@@ -105,7 +105,7 @@ impl Fault {
 
 /// `*` matches within one segment, `**` matches the rest; a pattern that
 /// ends with `/` matches as a prefix.
-pub fn glob_match(pattern: &str, path: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, path: &str) -> bool {
     if let Some(prefix) = pattern.strip_suffix('/')
         && !prefix.contains('*')
     {
@@ -142,23 +142,23 @@ struct Armed {
 }
 
 #[derive(Default)]
-pub struct Faults {
+pub(crate) struct Faults {
     armed: Vec<Armed>,
     pub injected: u64,
 }
 
 impl Faults {
-    pub fn inject(&mut self, fault: Fault) {
+    pub(crate) fn inject(&mut self, fault: Fault) {
         let rng = StdRng::seed_from_u64(fault.seed);
         self.armed.push(Armed { fault, rng });
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.armed.clear();
     }
 
     /// The fault to apply to this call, if any, consuming one use of it.
-    pub fn take(&mut self, method: &str, path: &str) -> Option<Fault> {
+    pub(crate) fn take(&mut self, method: &str, path: &str) -> Option<Fault> {
         let mut hit = None;
         for (i, a) in self.armed.iter_mut().enumerate() {
             if !a.fault.matches(method, path) {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 /// SHA-1, as git names its objects.
-pub fn sha1(data: &[u8]) -> [u8; 20] {
+pub(crate) fn sha1(data: &[u8]) -> [u8; 20] {
     use sha1::Digest;
     sha1::Sha1::digest(data).into()
 }
@@ -24,7 +24,7 @@ pub fn hash_object(kind: &str, body: &[u8]) -> String {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Signature {
+pub(crate) struct Signature {
     pub name: String,
     pub email: String,
     pub date: DateTime<Utc>,
@@ -42,7 +42,7 @@ impl Signature {
 }
 
 #[derive(Debug, Clone)]
-pub struct Commit {
+pub(crate) struct Commit {
     pub sha: String,
     pub tree: String,
     pub parents: Vec<String>,
@@ -56,20 +56,20 @@ pub struct Commit {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
+pub(crate) enum EntryKind {
     Blob,
     Tree,
 }
 
 #[derive(Debug, Clone)]
-pub struct TreeEntry {
+pub(crate) struct TreeEntry {
     pub name: String,
     pub kind: EntryKind,
     pub sha: String,
 }
 
 impl TreeEntry {
-    pub fn mode(&self) -> &'static str {
+    pub(crate) fn mode(&self) -> &'static str {
         match self.kind {
             EntryKind::Blob => "100644",
             EntryKind::Tree => "040000",
@@ -80,13 +80,13 @@ impl TreeEntry {
 /// One object store for all repositories, like a fork network: a fork's
 /// commits are visible from its parent, which cross-repository PRs need.
 #[derive(Debug, Default)]
-pub struct ObjectStore {
+pub(crate) struct ObjectStore {
     blobs: HashMap<String, Arc<Vec<u8>>>,
     trees: HashMap<String, Vec<TreeEntry>>,
     commits: HashMap<String, Commit>,
 }
 
-pub struct NewCommit<'a> {
+pub(crate) struct NewCommit<'a> {
     pub files: BTreeMap<String, String>,
     pub parents: Vec<String>,
     pub message: &'a str,
@@ -96,7 +96,7 @@ pub struct NewCommit<'a> {
 }
 
 impl ObjectStore {
-    pub fn put_blob(&mut self, content: Vec<u8>) -> String {
+    pub(crate) fn put_blob(&mut self, content: Vec<u8>) -> String {
         let sha = hash_object("blob", &content);
         self.blobs
             .entry(sha.clone())
@@ -104,20 +104,20 @@ impl ObjectStore {
         sha
     }
 
-    pub fn blob(&self, sha: &str) -> Option<Arc<Vec<u8>>> {
+    pub(crate) fn blob(&self, sha: &str) -> Option<Arc<Vec<u8>>> {
         self.blobs.get(sha).cloned()
     }
 
-    pub fn commit(&self, sha: &str) -> Option<&Commit> {
+    pub(crate) fn commit(&self, sha: &str) -> Option<&Commit> {
         self.commits.get(sha)
     }
 
-    pub fn tree(&self, sha: &str) -> Option<&Vec<TreeEntry>> {
+    pub(crate) fn tree(&self, sha: &str) -> Option<&Vec<TreeEntry>> {
         self.trees.get(sha)
     }
 
     /// Resolves an abbreviated commit sha (at least 7 hex digits).
-    pub fn resolve_prefix(&self, prefix: &str) -> Option<String> {
+    pub(crate) fn resolve_prefix(&self, prefix: &str) -> Option<String> {
         if prefix.len() < 7 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
@@ -131,7 +131,7 @@ impl ObjectStore {
         Some(first.clone())
     }
 
-    pub fn write_commit(&mut self, new: NewCommit<'_>) -> String {
+    pub(crate) fn write_commit(&mut self, new: NewCommit<'_>) -> String {
         let tree = self.write_tree(&new.files);
         let mut body = format!("tree {tree}\n");
         for p in &new.parents {
@@ -158,7 +158,7 @@ impl ObjectStore {
     }
 
     /// Writes the tree objects for a flat snapshot and returns the root id.
-    pub fn write_tree(&mut self, files: &BTreeMap<String, String>) -> String {
+    pub(crate) fn write_tree(&mut self, files: &BTreeMap<String, String>) -> String {
         let entries: Vec<(&str, &str)> = files
             .iter()
             .map(|(p, s)| (p.as_str(), s.as_str()))
@@ -208,7 +208,7 @@ impl ObjectStore {
 
     /// Every path under a tree, depth first, with its entry (recursive form
     /// of `GET /git/trees/{sha}?recursive=1`).
-    pub fn walk_tree(&self, sha: &str, recursive: bool) -> Vec<(String, TreeEntry)> {
+    pub(crate) fn walk_tree(&self, sha: &str, recursive: bool) -> Vec<(String, TreeEntry)> {
         let mut out = Vec::new();
         self.walk_into(sha, "", recursive, &mut out);
         out
@@ -238,7 +238,7 @@ impl ObjectStore {
     }
 
     /// The tree id of a directory path inside a commit's root tree.
-    pub fn subtree(&self, root: &str, dir: &str) -> Option<String> {
+    pub(crate) fn subtree(&self, root: &str, dir: &str) -> Option<String> {
         let mut current = root.to_string();
         for part in dir.split('/').filter(|p| !p.is_empty()) {
             let entries = self.trees.get(&current)?;
@@ -251,7 +251,7 @@ impl ObjectStore {
     }
 
     /// All ancestors of `sha` including itself.
-    pub fn ancestors(&self, sha: &str) -> HashSet<String> {
+    pub(crate) fn ancestors(&self, sha: &str) -> HashSet<String> {
         let mut seen = HashSet::new();
         let mut queue = VecDeque::from([sha.to_string()]);
         while let Some(s) = queue.pop_front() {
@@ -266,7 +266,7 @@ impl ObjectStore {
     }
 
     /// The nearest common ancestor (by breadth-first distance from `b`).
-    pub fn merge_base(&self, a: &str, b: &str) -> Option<String> {
+    pub(crate) fn merge_base(&self, a: &str, b: &str) -> Option<String> {
         let of_a = self.ancestors(a);
         let mut seen = HashSet::new();
         let mut queue = VecDeque::from([b.to_string()]);
@@ -285,7 +285,7 @@ impl ObjectStore {
     }
 
     /// Commits reachable from `head` but not from `base`, oldest first.
-    pub fn commits_between(&self, base: &str, head: &str) -> Vec<String> {
+    pub(crate) fn commits_between(&self, base: &str, head: &str) -> Vec<String> {
         let excluded = self.ancestors(base);
         let mut order = Vec::new();
         let mut seen = HashSet::new();
@@ -320,7 +320,7 @@ fn sort_key(e: &TreeEntry) -> Vec<u8> {
 
 /// One changed file between two snapshots.
 #[derive(Debug, Clone)]
-pub struct FileChange {
+pub(crate) struct FileChange {
     pub filename: String,
     pub previous_filename: Option<String>,
     pub status: &'static str,
@@ -334,7 +334,7 @@ pub struct FileChange {
 
 /// The files changed from `old` to `new`, sorted by name, with exact renames
 /// (same blob, new path) reported as `renamed` like GitHub does.
-pub fn diff_snapshots(
+pub(crate) fn diff_snapshots(
     store: &ObjectStore,
     old: &BTreeMap<String, String>,
     new: &BTreeMap<String, String>,

@@ -18,7 +18,7 @@ impl World {
         &self.settings.html_base
     }
 
-    pub fn account_or_stub(&self, login: &str) -> Account {
+    pub(crate) fn account_or_stub(&self, login: &str) -> Account {
         self.find_account(login)
             .cloned()
             .unwrap_or_else(|| Account {
@@ -29,7 +29,7 @@ impl World {
             })
     }
 
-    pub fn user_json(&self, login: &str) -> Value {
+    pub(crate) fn user_json(&self, login: &str) -> Value {
         let a = self.account_or_stub(login);
         let api = self.api();
         let html = self.html();
@@ -57,7 +57,7 @@ impl World {
         })
     }
 
-    pub fn org_json(&self, login: &str) -> Value {
+    pub(crate) fn org_json(&self, login: &str) -> Value {
         let a = self.account_or_stub(login);
         let api = self.api();
         let l = &a.login;
@@ -77,7 +77,7 @@ impl World {
         })
     }
 
-    pub fn repo_json(&self, key: &str) -> Value {
+    pub(crate) fn repo_json(&self, key: &str) -> Value {
         let Some(r) = self.repos.get(key) else {
             return Value::Null;
         };
@@ -193,7 +193,7 @@ impl World {
         }
     }
 
-    pub fn label_json(&self, key: &str, name: &str) -> Value {
+    pub(crate) fn label_json(&self, key: &str, name: &str) -> Value {
         let repo = self.repos.get(key);
         let label = repo.and_then(|r| r.labels.get(&name.to_ascii_lowercase()));
         let full = repo.map(|r| r.full_name()).unwrap_or_default();
@@ -212,13 +212,13 @@ impl World {
         })
     }
 
-    pub fn labels_json(&self, key: &str, number: u64) -> Vec<Value> {
+    pub(crate) fn labels_json(&self, key: &str, number: u64) -> Vec<Value> {
         self.issue(key, number)
             .map(|i| i.labels.iter().map(|l| self.label_json(key, l)).collect())
             .unwrap_or_default()
     }
 
-    pub fn pr_json(&self, key: &str, number: u64) -> Value {
+    pub(crate) fn pr_json(&self, key: &str, number: u64) -> Value {
         let Ok((issue, pull)) = self.pull(key, number) else {
             return Value::Null;
         };
@@ -326,7 +326,7 @@ impl World {
     }
 
     /// The compact PR object inside `pull_requests` of runs and checks.
-    pub fn pr_mini(&self, key: &str, number: u64) -> Value {
+    pub(crate) fn pr_mini(&self, key: &str, number: u64) -> Value {
         let Ok((_, pull)) = self.pull(key, number) else {
             return Value::Null;
         };
@@ -351,7 +351,7 @@ impl World {
     }
 
     /// The issue object of `issue_comment` payloads and `GET /issues/{n}`.
-    pub fn issue_json(&self, key: &str, number: u64) -> Value {
+    pub(crate) fn issue_json(&self, key: &str, number: u64) -> Value {
         let Ok(issue) = self.issue(key, number) else {
             return Value::Null;
         };
@@ -420,7 +420,7 @@ impl World {
         v
     }
 
-    pub fn comment_json(&self, id: u64) -> Value {
+    pub(crate) fn comment_json(&self, id: u64) -> Value {
         let Some(c) = self.comments.get(&id) else {
             return Value::Null;
         };
@@ -450,7 +450,7 @@ impl World {
         })
     }
 
-    pub fn review_json(&self, id: u64) -> Value {
+    pub(crate) fn review_json(&self, id: u64) -> Value {
         let Some(r) = self.reviews.get(&id) else {
             return Value::Null;
         };
@@ -481,7 +481,7 @@ impl World {
         })
     }
 
-    pub fn review_comment_json(&self, id: u64) -> Value {
+    pub(crate) fn review_comment_json(&self, id: u64) -> Value {
         let Some(c) = self.review_comments.get(&id) else {
             return Value::Null;
         };
@@ -530,7 +530,7 @@ impl World {
         })
     }
 
-    pub fn app_json(&self) -> Value {
+    pub(crate) fn app_json(&self) -> Value {
         let app = &self.settings.app;
         json!({
             "id": app.id,
@@ -566,7 +566,7 @@ impl World {
         })
     }
 
-    pub fn installation_json(&self, id: u64) -> Value {
+    pub(crate) fn installation_json(&self, id: u64) -> Value {
         let Some(i) = self.installations.get(&id) else {
             return Value::Null;
         };
@@ -596,7 +596,7 @@ impl World {
     }
 
     /// The REST commit object (`GET /commits/{ref}`, PR commits, compare).
-    pub fn commit_json(&self, key: &str, sha: &str, files: Option<&[FileChange]>) -> Value {
+    pub(crate) fn commit_json(&self, key: &str, sha: &str, files: Option<&[FileChange]>) -> Value {
         let Some(c) = self.objects.commit(sha) else {
             return Value::Null;
         };
@@ -649,7 +649,7 @@ impl World {
         v
     }
 
-    pub fn file_json(&self, key: &str, at_sha: &str, f: &FileChange) -> Value {
+    pub(crate) fn file_json(&self, key: &str, at_sha: &str, f: &FileChange) -> Value {
         let full = self
             .repos
             .get(key)
@@ -678,7 +678,7 @@ impl World {
         v
     }
 
-    pub fn check_run_json(&self, id: u64) -> Value {
+    pub(crate) fn check_run_json(&self, id: u64) -> Value {
         let Some(c) = self.check_runs.get(&id) else {
             return Value::Null;
         };
@@ -724,7 +724,7 @@ impl World {
         })
     }
 
-    pub fn status_json(&self, s: &super::state::CommitStatus) -> Value {
+    pub(crate) fn status_json(&self, s: &super::state::CommitStatus) -> Value {
         let full = self
             .repos
             .get(&s.repo)
@@ -745,7 +745,7 @@ impl World {
         })
     }
 
-    pub fn workflow_json(&self, key: &str, id: u64) -> Value {
+    pub(crate) fn workflow_json(&self, key: &str, id: u64) -> Value {
         let Some(repo) = self.repos.get(key) else {
             return Value::Null;
         };
@@ -767,7 +767,7 @@ impl World {
         })
     }
 
-    pub fn run_json(&self, id: u64) -> Value {
+    pub(crate) fn run_json(&self, id: u64) -> Value {
         let Some(r) = self.runs.get(&id) else {
             return Value::Null;
         };
@@ -832,7 +832,7 @@ impl World {
         })
     }
 
-    pub fn job_json(&self, id: u64) -> Value {
+    pub(crate) fn job_json(&self, id: u64) -> Value {
         let Some(j) = self.jobs.get(&id) else {
             return Value::Null;
         };
@@ -879,7 +879,7 @@ impl World {
         })
     }
 
-    pub fn artifact_json(&self, id: u64) -> Value {
+    pub(crate) fn artifact_json(&self, id: u64) -> Value {
         let Some(a) = self.artifacts.get(&id) else {
             return Value::Null;
         };
@@ -929,13 +929,13 @@ fn app_permissions() -> Value {
 }
 
 /// Percent-encodes one path segment (label names have spaces).
-pub fn url_escape(s: &str) -> String {
+pub(crate) fn url_escape(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes())
         .collect::<String>()
         .replace('+', "%20")
 }
 
 /// Percent-encodes a file path, keeping its slashes.
-pub fn url_escape_path(s: &str) -> String {
+pub(crate) fn url_escape_path(s: &str) -> String {
     s.split('/').map(url_escape).collect::<Vec<_>>().join("/")
 }

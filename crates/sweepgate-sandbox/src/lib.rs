@@ -24,11 +24,10 @@ pub mod process;
 mod routes;
 mod state;
 
-pub use deliveries::{Delivery, DeliveryMode, sign};
+pub(crate) use deliveries::{Delivery, DeliveryMode};
 pub use faults::{Fault, FaultKind};
 pub use git::{hash_object, sha1_hex, unified_diff};
 pub use ops::{Change, PullRequestSpec, RunSpec};
-pub use routes::Caller;
 pub use state::{RepositoryDispatch, SandboxError, WorkflowDispatch};
 
 use rand::SeedableRng;
@@ -218,7 +217,10 @@ impl Sandbox {
     }
 
     /// Starts on a chosen address (the demo uses a fixed port).
-    pub async fn bind(config: SandboxConfig, addr: &str) -> std::io::Result<(Sandbox, String)> {
+    pub(crate) async fn bind(
+        config: SandboxConfig,
+        addr: &str,
+    ) -> std::io::Result<(Sandbox, String)> {
         Self::bind_with(config, addr, axum::Router::new()).await
     }
 
@@ -410,7 +412,7 @@ impl Sandbox {
     }
 
     /// Installs on selected repositories (`None`: all) of `account`.
-    pub fn install_app_on(&self, account: &str, repos: Option<&[&str]>) -> u64 {
+    pub(crate) fn install_app_on(&self, account: &str, repos: Option<&[&str]>) -> u64 {
         let mut w = self.world();
         if let Some(existing) = w
             .installations
@@ -537,7 +539,6 @@ impl Sandbox {
                 state::Team {
                     id,
                     org: org.to_string(),
-                    slug: team.to_ascii_lowercase(),
                     members: Default::default(),
                 },
             );
@@ -604,7 +605,7 @@ impl Sandbox {
         self.world().edit_comment(comment_id, body, sender)
     }
 
-    pub fn add_label(
+    pub(crate) fn add_label(
         &self,
         owner: &str,
         repo: &str,
@@ -616,7 +617,7 @@ impl Sandbox {
             .add_labels(&key(owner, repo), number, &[label.to_string()], by)
     }
 
-    pub fn remove_label(
+    pub(crate) fn remove_label(
         &self,
         owner: &str,
         repo: &str,
@@ -864,7 +865,7 @@ impl Sandbox {
             .collect()
     }
 
-    pub fn labels(&self, owner: &str, repo: &str, number: u64) -> Vec<String> {
+    pub(crate) fn labels(&self, owner: &str, repo: &str, number: u64) -> Vec<String> {
         self.world()
             .issue(&key(owner, repo), number)
             .map(|i| i.labels.clone())

@@ -135,7 +135,7 @@ impl RunSpec {
         self.conclusion = Some(conclusion.into());
         self
     }
-    pub fn status(mut self, s: &str) -> Self {
+    pub(crate) fn status(mut self, s: &str) -> Self {
         self.status = s.into();
         self
     }
@@ -143,11 +143,11 @@ impl RunSpec {
         self.id = Some(id);
         self
     }
-    pub fn title(mut self, t: &str) -> Self {
+    pub(crate) fn title(mut self, t: &str) -> Self {
         self.display_title = Some(t.into());
         self
     }
-    pub fn actor(mut self, a: &str) -> Self {
+    pub(crate) fn actor(mut self, a: &str) -> Self {
         self.actor = Some(a.into());
         self
     }
@@ -166,7 +166,7 @@ impl RunSpec {
 }
 
 #[derive(Debug, Clone, Copy, Default)]
-pub struct PrStats {
+pub(crate) struct PrStats {
     pub commits: usize,
     pub additions: usize,
     pub deletions: usize,
@@ -202,7 +202,7 @@ impl World {
     }
 
     /// Adds a repository with one initial commit on `default_branch`.
-    pub fn add_repo(
+    pub(crate) fn add_repo(
         &mut self,
         owner: &str,
         name: &str,
@@ -256,7 +256,7 @@ impl World {
     }
 
     /// A fork of `parent` owned by `owner`, sharing its object store.
-    pub fn add_fork(&mut self, parent: &str, owner: &str) -> SResult<String> {
+    pub(crate) fn add_fork(&mut self, parent: &str, owner: &str) -> SResult<String> {
         let p = self.repo(parent)?.clone();
         let key = World::repo_key(owner, &p.name);
         if self.repos.contains_key(&key) {
@@ -291,7 +291,7 @@ impl World {
         Ok(key)
     }
 
-    pub fn create_branch(&mut self, key: &str, branch: &str, from: &str) -> SResult<String> {
+    pub(crate) fn create_branch(&mut self, key: &str, branch: &str, from: &str) -> SResult<String> {
         let sha = self.resolve_ref(key, from)?;
         let repo = self.repo_mut(key)?;
         if repo.branches.contains_key(branch) {
@@ -303,7 +303,7 @@ impl World {
 
     /// Commits `changes` on top of `branch` (created from the default branch
     /// when missing) and sends `synchronize` for PRs whose head it is.
-    pub fn commit_on(
+    pub(crate) fn commit_on(
         &mut self,
         key: &str,
         branch: &str,
@@ -397,7 +397,7 @@ impl World {
         Ok(sha)
     }
 
-    pub fn open_pr(&mut self, spec: PullRequestSpec) -> SResult<u64> {
+    pub(crate) fn open_pr(&mut self, spec: PullRequestSpec) -> SResult<u64> {
         let key = World::repo_key(&spec.owner, &spec.repo);
         let repo = self.repo(&key)?;
         let base = spec
@@ -530,7 +530,7 @@ impl World {
         Ok((base, pull.head_sha.clone()))
     }
 
-    pub fn diff_commits(&self, base: &str, head: &str) -> Vec<FileChange> {
+    pub(crate) fn diff_commits(&self, base: &str, head: &str) -> Vec<FileChange> {
         let empty = Arc::new(BTreeMap::new());
         let old = self
             .objects
@@ -545,17 +545,17 @@ impl World {
         diff_snapshots(&self.objects, &old, &new)
     }
 
-    pub fn pr_files(&self, key: &str, number: u64) -> SResult<Vec<FileChange>> {
+    pub(crate) fn pr_files(&self, key: &str, number: u64) -> SResult<Vec<FileChange>> {
         let (base, head) = self.pr_range(key, number)?;
         Ok(self.diff_commits(&base, &head))
     }
 
-    pub fn pr_commits(&self, key: &str, number: u64) -> SResult<Vec<String>> {
+    pub(crate) fn pr_commits(&self, key: &str, number: u64) -> SResult<Vec<String>> {
         let (base, head) = self.pr_range(key, number)?;
         Ok(self.objects.commits_between(&base, &head))
     }
 
-    pub fn pr_stats(&self, key: &str, number: u64) -> PrStats {
+    pub(crate) fn pr_stats(&self, key: &str, number: u64) -> PrStats {
         let files = self.pr_files(key, number).unwrap_or_default();
         PrStats {
             commits: self.pr_commits(key, number).map(|c| c.len()).unwrap_or(0),
@@ -565,7 +565,13 @@ impl World {
         }
     }
 
-    pub fn set_draft(&mut self, key: &str, number: u64, draft: bool, sender: &str) -> SResult<()> {
+    pub(crate) fn set_draft(
+        &mut self,
+        key: &str,
+        number: u64,
+        draft: bool,
+        sender: &str,
+    ) -> SResult<()> {
         let issue = self.issue_mut(key, number)?;
         let pull = issue.pull.as_mut().ok_or_else(SandboxError::not_found)?;
         if pull.draft == draft {
@@ -582,7 +588,7 @@ impl World {
         Ok(())
     }
 
-    pub fn set_pr_state(
+    pub(crate) fn set_pr_state(
         &mut self,
         key: &str,
         number: u64,
@@ -607,7 +613,7 @@ impl World {
 
     /// Merges the PR (recorded as a merge: `merged`, `merged_at`,
     /// `merged_by`; the branch is not rewritten) and closes it.
-    pub fn merge_pr(&mut self, key: &str, number: u64, sender: &str) -> SResult<()> {
+    pub(crate) fn merge_pr(&mut self, key: &str, number: u64, sender: &str) -> SResult<()> {
         let now = self.now();
         let issue = self.issue_mut(key, number)?;
         if issue.state != "open" {
@@ -652,7 +658,7 @@ impl World {
         Ok(())
     }
 
-    pub fn add_comment(
+    pub(crate) fn add_comment(
         &mut self,
         key: &str,
         number: u64,
@@ -703,7 +709,7 @@ impl World {
         self.emit("issue_comment", &c.repo, sender, payload);
     }
 
-    pub fn edit_comment(&mut self, id: u64, body: &str, sender: &str) -> SResult<()> {
+    pub(crate) fn edit_comment(&mut self, id: u64, body: &str, sender: &str) -> SResult<()> {
         let now = self.now();
         let c = self
             .comments
@@ -720,7 +726,7 @@ impl World {
         Ok(())
     }
 
-    pub fn delete_comment(&mut self, id: u64, sender: &str) -> SResult<()> {
+    pub(crate) fn delete_comment(&mut self, id: u64, sender: &str) -> SResult<()> {
         if !self.comments.contains_key(&id) {
             return Err(SandboxError::not_found());
         }
@@ -756,7 +762,7 @@ impl World {
 
     /// Adds labels (creating unknown ones, as GitHub does) and sends one
     /// `labeled` per label that was not already there.
-    pub fn add_labels(
+    pub(crate) fn add_labels(
         &mut self,
         key: &str,
         number: u64,
@@ -796,7 +802,7 @@ impl World {
         Ok(())
     }
 
-    pub fn remove_label(
+    pub(crate) fn remove_label(
         &mut self,
         key: &str,
         number: u64,
@@ -832,7 +838,7 @@ impl World {
         Ok(())
     }
 
-    pub fn set_labels(
+    pub(crate) fn set_labels(
         &mut self,
         key: &str,
         number: u64,
@@ -849,7 +855,7 @@ impl World {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn submit_review(
+    pub(crate) fn submit_review(
         &mut self,
         key: &str,
         number: u64,
@@ -970,7 +976,7 @@ impl World {
     }
 
     /// `POST /check-runs` semantics; `app_id` is the creating app.
-    pub fn create_check_run(
+    pub(crate) fn create_check_run(
         &mut self,
         key: &str,
         body: &Value,
@@ -1045,7 +1051,7 @@ impl World {
     }
 
     /// `PATCH /check-runs/{id}` semantics.
-    pub fn update_check_run(
+    pub(crate) fn update_check_run(
         &mut self,
         key: &str,
         id: u64,
@@ -1185,7 +1191,7 @@ impl World {
         Ok(())
     }
 
-    pub fn create_status(
+    pub(crate) fn create_status(
         &mut self,
         key: &str,
         sha: &str,
@@ -1238,7 +1244,7 @@ impl World {
         Ok(id)
     }
 
-    pub fn add_workflow(&mut self, key: &str, file: &str, name: &str) -> SResult<u64> {
+    pub(crate) fn add_workflow(&mut self, key: &str, file: &str, name: &str) -> SResult<u64> {
         let path = if file.starts_with(".github/") {
             file.to_string()
         } else {
@@ -1266,7 +1272,7 @@ impl World {
     }
 
     /// Finds a workflow by numeric id or file name.
-    pub fn find_workflow(&self, key: &str, id_or_file: &str) -> SResult<u64> {
+    pub(crate) fn find_workflow(&self, key: &str, id_or_file: &str) -> SResult<u64> {
         let repo = self.repo(key)?;
         if let Ok(id) = id_or_file.parse::<u64>()
             && repo.workflows.contains_key(&id)
@@ -1280,7 +1286,7 @@ impl World {
             .ok_or_else(SandboxError::not_found)
     }
 
-    pub fn create_run(&mut self, spec: RunSpec) -> SResult<u64> {
+    pub(crate) fn create_run(&mut self, spec: RunSpec) -> SResult<u64> {
         let key = World::repo_key(&spec.owner, &spec.repo);
         let workflow_id = match self.find_workflow(&key, &spec.workflow) {
             Ok(id) => id,
@@ -1359,7 +1365,6 @@ impl World {
                 created_at: created,
                 updated_at: created,
                 run_started_at: created,
-                inputs: spec.inputs.clone(),
                 pull_requests: prs,
                 check_suite_id: suite,
             },
@@ -1386,7 +1391,7 @@ impl World {
 
     /// Moves a run to `status` (`in_progress` or `completed` with a
     /// conclusion), sending the matching `workflow_run` action.
-    pub fn set_run_state(
+    pub(crate) fn set_run_state(
         &mut self,
         id: u64,
         status: &str,
@@ -1436,7 +1441,7 @@ impl World {
         Ok(())
     }
 
-    pub fn cancel_run(&mut self, key: &str, id: u64) -> SResult<()> {
+    pub(crate) fn cancel_run(&mut self, key: &str, id: u64) -> SResult<()> {
         let run = self
             .runs
             .get(&id)
@@ -1463,7 +1468,7 @@ impl World {
 
     /// A new attempt: failed or cancelled jobs (or all, when `all`) start
     /// again; the others are carried over as on GitHub.
-    pub fn rerun(&mut self, key: &str, id: u64, all: bool, actor: &str) -> SResult<()> {
+    pub(crate) fn rerun(&mut self, key: &str, id: u64, all: bool, actor: &str) -> SResult<()> {
         let run = self
             .runs
             .get(&id)
@@ -1512,7 +1517,7 @@ impl World {
     }
 
     /// A job of the current attempt, with the check run Actions creates for it.
-    pub fn add_job(
+    pub(crate) fn add_job(
         &mut self,
         run_id: u64,
         name: &str,
@@ -1581,7 +1586,7 @@ impl World {
         self.emit("workflow_job", &repo, "github-actions[bot]", payload);
     }
 
-    pub fn set_job_state(
+    pub(crate) fn set_job_state(
         &mut self,
         id: u64,
         status: &str,
@@ -1627,7 +1632,7 @@ impl World {
     }
 
     /// Zips `files` into an artifact of the run, kept `retention_days`.
-    pub fn add_artifact(
+    pub(crate) fn add_artifact(
         &mut self,
         run_id: u64,
         name: &str,
@@ -1665,7 +1670,7 @@ impl World {
     }
 
     /// `POST /actions/workflows/{id}/dispatches`: starts a queued run.
-    pub fn dispatch_workflow(
+    pub(crate) fn dispatch_workflow(
         &mut self,
         key: &str,
         workflow: &str,
@@ -1741,7 +1746,12 @@ impl World {
     }
 
     /// `POST /dispatches`.
-    pub fn repository_dispatch(&mut self, key: &str, body: &Value, sender: &str) -> SResult<()> {
+    pub(crate) fn repository_dispatch(
+        &mut self,
+        key: &str,
+        body: &Value,
+        sender: &str,
+    ) -> SResult<()> {
         let event_type = body
             .get("event_type")
             .and_then(Value::as_str)
@@ -1816,7 +1826,7 @@ fn normalize_path(p: &str) -> SResult<String> {
     Ok(trimmed.to_string())
 }
 
-pub fn build_zip(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, zip::result::ZipError> {
+pub(crate) fn build_zip(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, zip::result::ZipError> {
     let mut cursor = std::io::Cursor::new(Vec::new());
     {
         let mut zw = zip::ZipWriter::new(&mut cursor);

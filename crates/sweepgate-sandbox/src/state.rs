@@ -21,18 +21,18 @@ pub struct SandboxError {
 }
 
 impl SandboxError {
-    pub fn new(status: u16, message: impl Into<String>) -> Self {
+    pub(crate) fn new(status: u16, message: impl Into<String>) -> Self {
         Self {
             status,
             message: message.into(),
             errors: None,
         }
     }
-    pub fn not_found() -> Self {
+    pub(crate) fn not_found() -> Self {
         Self::new(404, "Not Found")
     }
     /// 422 with one `errors` entry, as GitHub reports a bad field.
-    pub fn validation(resource: &str, field: &str, code: &str) -> Self {
+    pub(crate) fn validation(resource: &str, field: &str, code: &str) -> Self {
         Self {
             status: 422,
             message: "Validation Failed".into(),
@@ -41,30 +41,30 @@ impl SandboxError {
             ),
         }
     }
-    pub fn unprocessable(message: impl Into<String>) -> Self {
+    pub(crate) fn unprocessable(message: impl Into<String>) -> Self {
         Self::new(422, message)
     }
-    pub fn forbidden_integration() -> Self {
+    pub(crate) fn forbidden_integration() -> Self {
         Self::new(403, "Resource not accessible by integration")
     }
 }
 
-pub type SResult<T> = Result<T, SandboxError>;
+pub(crate) type SResult<T> = Result<T, SandboxError>;
 
-pub fn ts(t: DateTime<Utc>) -> String {
+pub(crate) fn ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// Content timestamps come from a virtual clock so that commit shas and
 /// snapshots are the same on every run; each reading advances one second.
 #[derive(Debug, Clone)]
-pub struct Clock {
+pub(crate) struct Clock {
     pub now: DateTime<Utc>,
     pub real: bool,
 }
 
 impl Clock {
-    pub fn tick(&mut self) -> DateTime<Utc> {
+    pub(crate) fn tick(&mut self) -> DateTime<Utc> {
         if self.real {
             return Utc::now();
         }
@@ -72,20 +72,20 @@ impl Clock {
         self.now += Duration::seconds(1);
         t
     }
-    pub fn peek(&self) -> DateTime<Utc> {
+    pub(crate) fn peek(&self) -> DateTime<Utc> {
         if self.real { Utc::now() } else { self.now }
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AccountKind {
+pub(crate) enum AccountKind {
     User,
     Organization,
     Bot,
 }
 
 impl AccountKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             AccountKind::User => "User",
             AccountKind::Organization => "Organization",
@@ -95,14 +95,14 @@ impl AccountKind {
 }
 
 #[derive(Debug, Clone)]
-pub struct Account {
+pub(crate) struct Account {
     pub login: String,
     pub id: u64,
     pub kind: AccountKind,
 }
 
 #[derive(Debug, Clone)]
-pub struct AppInfo {
+pub(crate) struct AppInfo {
     pub id: u64,
     pub slug: String,
     pub name: String,
@@ -111,16 +111,16 @@ pub struct AppInfo {
 }
 
 impl AppInfo {
-    pub fn bot_login(&self) -> String {
+    pub(crate) fn bot_login(&self) -> String {
         format!("{}[bot]", self.slug)
     }
 }
 
 /// The app that owns check runs and jobs created by GitHub Actions.
-pub const ACTIONS_APP_ID: u64 = 15368;
+pub(crate) const ACTIONS_APP_ID: u64 = 15368;
 
 #[derive(Debug, Clone)]
-pub struct Label {
+pub(crate) struct Label {
     pub id: u64,
     pub name: String,
     pub color: String,
@@ -128,7 +128,7 @@ pub struct Label {
 }
 
 #[derive(Debug, Clone)]
-pub struct Workflow {
+pub(crate) struct Workflow {
     pub id: u64,
     pub name: String,
     /// `.github/workflows/<file>`.
@@ -143,19 +143,19 @@ pub struct Workflow {
 }
 
 impl Workflow {
-    pub fn file_name(&self) -> &str {
+    pub(crate) fn file_name(&self) -> &str {
         self.path.rsplit('/').next().unwrap_or(&self.path)
     }
 }
 
 #[derive(Debug, Clone)]
-pub struct Permission {
+pub(crate) struct Permission {
     pub permission: String,
     pub role_name: String,
 }
 
 #[derive(Debug, Clone)]
-pub struct Repo {
+pub(crate) struct Repo {
     pub id: u64,
     pub owner: String,
     pub name: String,
@@ -174,13 +174,13 @@ pub struct Repo {
 }
 
 impl Repo {
-    pub fn full_name(&self) -> String {
+    pub(crate) fn full_name(&self) -> String {
         format!("{}/{}", self.owner, self.name)
     }
 }
 
 #[derive(Debug, Clone)]
-pub struct PullState {
+pub(crate) struct PullState {
     pub id: u64,
     /// Key (lower-case full name) of the head repository (a fork or itself).
     pub head_repo: String,
@@ -196,7 +196,7 @@ pub struct PullState {
 }
 
 #[derive(Debug, Clone)]
-pub struct Issue {
+pub(crate) struct Issue {
     pub number: u64,
     pub id: u64,
     pub title: String,
@@ -215,7 +215,7 @@ pub struct Issue {
 
 /// Rendered at read time, so edited comments show their current body.
 #[derive(Debug, Clone)]
-pub enum TimelineItem {
+pub(crate) enum TimelineItem {
     Comment(u64),
     Review(u64),
     Commit(String),
@@ -229,7 +229,7 @@ pub enum TimelineItem {
 }
 
 #[derive(Debug, Clone)]
-pub struct IssueComment {
+pub(crate) struct IssueComment {
     pub id: u64,
     pub repo: String,
     pub number: u64,
@@ -242,7 +242,7 @@ pub struct IssueComment {
 }
 
 #[derive(Debug, Clone)]
-pub struct Review {
+pub(crate) struct Review {
     pub id: u64,
     pub repo: String,
     pub number: u64,
@@ -255,7 +255,7 @@ pub struct Review {
 }
 
 #[derive(Debug, Clone)]
-pub struct ReviewComment {
+pub(crate) struct ReviewComment {
     pub id: u64,
     pub review_id: u64,
     pub repo: String,
@@ -273,7 +273,7 @@ pub struct ReviewComment {
 }
 
 #[derive(Debug, Clone)]
-pub struct CheckRun {
+pub(crate) struct CheckRun {
     pub id: u64,
     pub repo: String,
     pub head_sha: String,
@@ -293,7 +293,7 @@ pub struct CheckRun {
 }
 
 #[derive(Debug, Clone)]
-pub struct CommitStatus {
+pub(crate) struct CommitStatus {
     pub id: u64,
     pub repo: String,
     pub sha: String,
@@ -306,7 +306,7 @@ pub struct CommitStatus {
 }
 
 #[derive(Debug, Clone)]
-pub struct WorkflowRun {
+pub(crate) struct WorkflowRun {
     pub id: u64,
     pub repo: String,
     pub workflow_id: u64,
@@ -325,13 +325,12 @@ pub struct WorkflowRun {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub run_started_at: DateTime<Utc>,
-    pub inputs: Option<Value>,
     pub pull_requests: Vec<u64>,
     pub check_suite_id: u64,
 }
 
 #[derive(Debug, Clone)]
-pub struct Job {
+pub(crate) struct Job {
     pub id: u64,
     pub run_id: u64,
     pub run_attempt: u64,
@@ -347,7 +346,7 @@ pub struct Job {
 }
 
 #[derive(Debug, Clone)]
-pub struct Artifact {
+pub(crate) struct Artifact {
     pub id: u64,
     pub run_id: u64,
     pub repo: String,
@@ -360,15 +359,14 @@ pub struct Artifact {
 }
 
 #[derive(Debug, Clone)]
-pub struct Team {
+pub(crate) struct Team {
     pub id: u64,
     pub org: String,
-    pub slug: String,
     pub members: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone)]
-pub struct Installation {
+pub(crate) struct Installation {
     pub id: u64,
     pub account: String,
     /// `None`: every repository of the account; otherwise lower-case keys.
@@ -377,7 +375,7 @@ pub struct Installation {
 }
 
 #[derive(Debug, Clone)]
-pub struct IssuedToken {
+pub(crate) struct IssuedToken {
     pub installation_id: u64,
     pub expires_at: std::time::SystemTime,
 }
@@ -401,7 +399,7 @@ pub struct RepositoryDispatch {
 }
 
 #[derive(Debug)]
-pub struct Ids {
+pub(crate) struct Ids {
     next: HashMap<&'static str, u64>,
 }
 
@@ -431,14 +429,14 @@ impl Ids {
             next: starts.into_iter().collect(),
         }
     }
-    pub fn next(&mut self, kind: &'static str) -> u64 {
+    pub(crate) fn next(&mut self, kind: &'static str) -> u64 {
         let slot = self.next.entry(kind).or_insert(1);
         let id = *slot;
         *slot += 1;
         id
     }
     /// Keeps the counter ahead of an id chosen by a scenario.
-    pub fn bump_past(&mut self, kind: &'static str, id: u64) {
+    pub(crate) fn bump_past(&mut self, kind: &'static str, id: u64) {
         let slot = self.next.entry(kind).or_insert(1);
         if *slot <= id {
             *slot = id + 1;
@@ -448,7 +446,7 @@ impl Ids {
 
 /// Fixed, non-secret settings of one sandbox.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub api_base: String,
     pub html_base: String,
     pub webhook_secret: String,
@@ -456,7 +454,7 @@ pub struct Settings {
     pub token_lifetime: std::time::Duration,
 }
 
-pub struct World {
+pub(crate) struct World {
     pub settings: Settings,
     pub clock: Clock,
     pub rng: StdRng,
@@ -485,7 +483,7 @@ pub struct World {
 }
 
 impl World {
-    pub fn new(settings: Settings, clock: Clock, rng: StdRng) -> Self {
+    pub(crate) fn new(settings: Settings, clock: Clock, rng: StdRng) -> Self {
         let mut w = World {
             settings,
             clock,
@@ -518,13 +516,13 @@ impl World {
         w
     }
 
-    pub fn now(&mut self) -> DateTime<Utc> {
+    pub(crate) fn now(&mut self) -> DateTime<Utc> {
         self.clock.tick()
     }
 
     /// The account for a login, created on first use (GitHub logins are
     /// case-insensitive; the first spelling seen is kept).
-    pub fn account(&mut self, login: &str) -> Account {
+    pub(crate) fn account(&mut self, login: &str) -> Account {
         let kind = if login.ends_with("[bot]") {
             AccountKind::Bot
         } else {
@@ -533,7 +531,7 @@ impl World {
         self.account_with_kind(login, kind)
     }
 
-    pub fn account_with_kind(&mut self, login: &str, kind: AccountKind) -> Account {
+    pub(crate) fn account_with_kind(&mut self, login: &str, kind: AccountKind) -> Account {
         let key = login.to_ascii_lowercase();
         if let Some(a) = self.accounts.get_mut(&key) {
             if kind == AccountKind::Organization {
@@ -551,11 +549,11 @@ impl World {
         a
     }
 
-    pub fn find_account(&self, login: &str) -> Option<&Account> {
+    pub(crate) fn find_account(&self, login: &str) -> Option<&Account> {
         self.accounts.get(&login.to_ascii_lowercase())
     }
 
-    pub fn repo_key(owner: &str, name: &str) -> String {
+    pub(crate) fn repo_key(owner: &str, name: &str) -> String {
         format!(
             "{}/{}",
             owner.to_ascii_lowercase(),
@@ -563,29 +561,29 @@ impl World {
         )
     }
 
-    pub fn repo(&self, key: &str) -> SResult<&Repo> {
+    pub(crate) fn repo(&self, key: &str) -> SResult<&Repo> {
         self.repos.get(key).ok_or_else(SandboxError::not_found)
     }
 
-    pub fn repo_mut(&mut self, key: &str) -> SResult<&mut Repo> {
+    pub(crate) fn repo_mut(&mut self, key: &str) -> SResult<&mut Repo> {
         self.repos.get_mut(key).ok_or_else(SandboxError::not_found)
     }
 
-    pub fn issue(&self, key: &str, number: u64) -> SResult<&Issue> {
+    pub(crate) fn issue(&self, key: &str, number: u64) -> SResult<&Issue> {
         self.repo(key)?
             .issues
             .get(&number)
             .ok_or_else(SandboxError::not_found)
     }
 
-    pub fn issue_mut(&mut self, key: &str, number: u64) -> SResult<&mut Issue> {
+    pub(crate) fn issue_mut(&mut self, key: &str, number: u64) -> SResult<&mut Issue> {
         self.repo_mut(key)?
             .issues
             .get_mut(&number)
             .ok_or_else(SandboxError::not_found)
     }
 
-    pub fn pull(&self, key: &str, number: u64) -> SResult<(&Issue, &PullState)> {
+    pub(crate) fn pull(&self, key: &str, number: u64) -> SResult<(&Issue, &PullState)> {
         let issue = self.issue(key, number)?;
         let pull = issue.pull.as_ref().ok_or_else(SandboxError::not_found)?;
         Ok((issue, pull))
@@ -593,7 +591,7 @@ impl World {
 
     /// Resolves a branch name, `refs/heads/x`, a tag-less full or
     /// abbreviated sha, or `owner:branch` (a fork in the network).
-    pub fn resolve_ref(&self, key: &str, r: &str) -> SResult<String> {
+    pub(crate) fn resolve_ref(&self, key: &str, r: &str) -> SResult<String> {
         let repo = self.repo(key)?;
         if let Some((owner, branch)) = r.split_once(':') {
             let fork = self.repos.values().find(|x| {
@@ -619,7 +617,7 @@ impl World {
             .ok_or_else(SandboxError::not_found)
     }
 
-    pub fn installation_for_repo(&self, key: &str) -> Option<&Installation> {
+    pub(crate) fn installation_for_repo(&self, key: &str) -> Option<&Installation> {
         let repo = self.repos.get(key)?;
         self.installations.values().find(|i| {
             i.account.eq_ignore_ascii_case(&repo.owner)
@@ -627,13 +625,13 @@ impl World {
         })
     }
 
-    pub fn label_color(name: &str) -> String {
+    pub(crate) fn label_color(name: &str) -> String {
         // Stable per name, so screenshots of the demo do not flicker.
         super::git::sha1_hex(name.as_bytes())[..6].to_string()
     }
 
     /// The open pull requests whose head is `branch` of repository `key`.
-    pub fn prs_with_head(&self, key: &str, branch: &str) -> Vec<(String, u64)> {
+    pub(crate) fn prs_with_head(&self, key: &str, branch: &str) -> Vec<(String, u64)> {
         let mut out = Vec::new();
         for (rk, repo) in &self.repos {
             for issue in repo.issues.values() {
@@ -651,7 +649,7 @@ impl World {
 
     /// Numbers of the open PRs of repository `key` whose head is `sha`
     /// (what GitHub puts in `pull_requests` of runs and check suites).
-    pub fn prs_for_sha(&self, key: &str, sha: &str) -> Vec<u64> {
+    pub(crate) fn prs_for_sha(&self, key: &str, sha: &str) -> Vec<u64> {
         self.repos
             .get(key)
             .map(|r| {

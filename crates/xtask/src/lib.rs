@@ -7,6 +7,6 @@ pub mod reliability;
 
 /// The workspace root (benchmarks and reliability runs read and write
 /// `docs/` and `tests/data/` there).
-pub fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }

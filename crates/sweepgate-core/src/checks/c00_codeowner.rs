@@ -56,7 +56,7 @@ fn membership(s: &Snapshot, co: &CodeOwners, cfg: &RepoConfig, org: &str, team: 
     }
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let Some(signer) = s.signer() else {
         return CheckResult::fail(N, "no sign-off to attribute; no signer.");
     };

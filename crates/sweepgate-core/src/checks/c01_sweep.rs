@@ -9,7 +9,7 @@ use crate::config::RepoConfig;
 const N: u8 = 1;
 
 /// Families whose runs count as evals.
-pub const EVAL_FAMILIES: [&str; 4] = [
+pub(crate) const EVAL_FAMILIES: [&str; 4] = [
     "eval /",
     "agentic eval /",
     "multi-node eval /",
@@ -33,7 +33,7 @@ fn family_name(isl: Option<i64>, osl: Option<i64>) -> &'static str {
 }
 
 /// The benchmark families the changed keys need.
-pub fn required_families(s: &Snapshot, cfg: &RepoConfig) -> Vec<String> {
+pub(crate) fn required_families(s: &Snapshot, cfg: &RepoConfig) -> Vec<String> {
     let facts = s.facts(cfg);
     let evals_only =
         !facts.new_entries.is_empty() && facts.new_entries.iter().all(|e| e.is_evals_only());
@@ -148,7 +148,7 @@ fn qualifies(runs: &[CheckRun], required: &[String]) -> Option<Qualified> {
     })
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     if !facts.benchmark_affecting(s, cfg) {
         return CheckResult::na(N, "no benchmark-affecting change; no sweep required.");

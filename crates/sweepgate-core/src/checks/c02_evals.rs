@@ -63,7 +63,7 @@ fn num(v: &Value, k: &str) -> Option<f64> {
     v.get(k).and_then(Value::as_f64)
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     if !facts.benchmark_affecting(s, cfg) {
         return CheckResult::na(N, "no benchmark-affecting change; no evals required.");

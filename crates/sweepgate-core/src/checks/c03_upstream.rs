@@ -83,7 +83,7 @@ fn clean(v: &str) -> String {
 }
 
 /// Major args of a text: canonical flag → values.
-pub fn major_args(text: &str) -> BTreeMap<&'static str, Vec<String>> {
+pub(crate) fn major_args(text: &str) -> BTreeMap<&'static str, Vec<String>> {
     let mut out: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
     let text = strip_shell_comments(text);
     let mut put = |k: &'static str, v: String| {
@@ -153,7 +153,7 @@ pub fn links(text: &str, cfg: &RepoConfig) -> (Vec<(String, u64)>, Vec<String>) 
     (prs, pages)
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     if facts.changed.is_empty() {
         return CheckResult::na(N, "no single-node vLLM/SGLang recipe changed.");

@@ -19,7 +19,7 @@ pub struct ReuseCommand {
 }
 
 impl ReuseCommand {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self.run_id {
             Some(id) => format!("{} {id}", self.command),
             None => self.command.clone(),
@@ -75,7 +75,7 @@ pub fn newest_authorized(comments: &[Comment], commands: &[String]) -> Option<Re
     })
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     if !facts.benchmark_affecting(s, cfg) {
         return CheckResult::na(N, "no benchmark-affecting change; no run to pin.");

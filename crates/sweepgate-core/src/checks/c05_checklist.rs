@@ -26,7 +26,7 @@ fn describe(items: &[&Item], known: &[signoff::KnownItem]) -> String {
         .join("; ")
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let Some(so) = &s.signoff else {
         return CheckResult::fail(N, "no sign-off body to compare with the template.");
     };

@@ -12,7 +12,7 @@ const N: u8 = 6;
 
 /// A parsed image reference (§1.7).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImageRef {
+pub(crate) struct ImageRef {
     /// `None` for Docker Hub.
     pub registry: Option<String>,
     /// `namespace/name` (Docker Hub) or the path after the registry.
@@ -22,7 +22,7 @@ pub struct ImageRef {
 }
 
 impl ImageRef {
-    pub fn parse(image: &str) -> ImageRef {
+    pub(crate) fn parse(image: &str) -> ImageRef {
         let fixed = image.replacen('#', "/", 1);
         let (rest, digest) = match fixed.split_once("@sha256:") {
             Some((r, d)) => (r.to_owned(), Some(d.to_owned())),
@@ -54,7 +54,7 @@ impl ImageRef {
     }
 
     /// `repository:tag`, the form claims are compared on.
-    pub fn repo_tag(&self) -> String {
+    pub(crate) fn repo_tag(&self) -> String {
         match &self.tag {
             Some(t) => format!("{}:{t}", self.repository),
             None => self.repository.clone(),
@@ -74,14 +74,14 @@ const EXCEPTION_WORDS: [&str; 8] = [
 ];
 
 /// A display form: digest shortened to 8 characters.
-pub fn short_image(image: &str) -> String {
+pub(crate) fn short_image(image: &str) -> String {
     match image.split_once("@sha256:") {
         Some((a, d)) => format!("{a}@sha256:{}…", d.get(..8).unwrap_or(d)),
         None => image.to_owned(),
     }
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let keys: Vec<_> = facts
         .changed

@@ -15,7 +15,7 @@ use crate::config::RepoConfig;
 const N: u8 = 7;
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ModelsPolicy {
+pub(crate) struct ModelsPolicy {
     /// (prefixes, active cell, deprecated cell, line)
     pub matrix: Vec<(Vec<String>, String, String, usize)>,
     /// Scenarios deprecated for all models: (name, since, line).
@@ -59,7 +59,7 @@ fn find_date(text: &str) -> Option<NaiveDate> {
 }
 
 /// Reads the tables of MODELS.md.
-pub fn parse_models(text: &str) -> ModelsPolicy {
+pub(crate) fn parse_models(text: &str) -> ModelsPolicy {
     let mut p = ModelsPolicy::default();
     let mut section_date: Option<NaiveDate> = None;
     let mut table: Option<&str> = None;
@@ -135,7 +135,7 @@ pub fn parse_models(text: &str) -> ModelsPolicy {
 }
 
 /// Scenario names of a key (`Agentic coding`, `Single-turn 8k1k`, …).
-pub fn scenario_names(k: &ChangedKey) -> Vec<String> {
+pub(crate) fn scenario_names(k: &ChangedKey) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for r in k.entry.rows() {
         let n = if r.agentic {
@@ -176,7 +176,7 @@ fn items(cell: &str) -> Vec<String> {
     out.into_iter().filter(|s| !s.is_empty()).collect()
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     if facts.changed.is_empty() {
         return CheckResult::na(N, "no benchmark config added, changed or re-enabled.");

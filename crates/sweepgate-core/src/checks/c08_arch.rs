@@ -36,7 +36,7 @@ const WATCH: [&str; 15] = [
 ];
 
 /// Whether a path can carry server arguments.
-pub fn touches_server_args(path: &str, cfg: &RepoConfig) -> bool {
+pub(crate) fn touches_server_args(path: &str, cfg: &RepoConfig) -> bool {
     cfg.paths.master_configs.iter().any(|m| m == path)
         || path.starts_with(&cfg.paths.benchmarks)
         || path.starts_with("runners/")
@@ -63,7 +63,7 @@ fn override_keys(line: &str) -> Vec<String> {
     keys
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let files: Vec<_> = s
         .files
         .iter()

@@ -142,7 +142,7 @@ fn recipe(s: &Snapshot, key: &ChangedKey, path: &str, text: &str) -> Verdict {
     ))
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let keys: Vec<_> = facts.changed.iter().filter(|k| k.uses_spec(s)).collect();
     if keys.is_empty() {

@@ -54,7 +54,7 @@ const SECTIONS: [&str; 4] = [
     "Removal plan",
 ];
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let touched: Vec<_> = s
         .files
         .iter()

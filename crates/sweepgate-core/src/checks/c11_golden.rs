@@ -17,9 +17,7 @@ const N: u8 = 11;
 
 /// What one key's launch says.
 #[derive(Debug, Clone)]
-pub struct Launch {
-    pub text: String,
-    pub settings: Vec<String>,
+pub(crate) struct Launch {
     pub method: DraftMethod,
     pub ks: Vec<u32>,
     pub sampling: Option<DraftSampling>,
@@ -37,7 +35,7 @@ fn first(text: &str, names: &[&str]) -> Option<String> {
 
 /// Reads a key's launch: its scripts and recipes (comments stripped) and
 /// master-config settings.
-pub fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
+pub(crate) fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
     let mut text = String::new();
     let mut where_: Vec<String> = Vec::new();
     for (p, t) in k.launch_texts(s) {
@@ -170,8 +168,6 @@ pub fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
         encodings.push((atom, where_.join(", ")));
     }
     Launch {
-        text,
-        settings,
         method,
         ks,
         sampling,
@@ -193,7 +189,7 @@ fn states_source(detail: &str) -> bool {
     d.contains("golden") || d.contains("collection run") || d.contains("/actions/runs/")
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let spec: Vec<&ChangedKey> = facts.changed.iter().filter(|k| k.uses_spec(s)).collect();
     // (c) synthetic acceptance on a non-agentic config.

@@ -43,7 +43,7 @@ fn guard(text: &str, line: usize) -> Option<String> {
     None
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let new = &facts.new_entries;
     let cl = &cfg.paths.changelog;

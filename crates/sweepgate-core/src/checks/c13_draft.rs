@@ -59,7 +59,7 @@ fn override_in(s: &Snapshot, k: &ChangedKey) -> Option<(String, usize, String)> 
     None
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let keys: Vec<&ChangedKey> = facts.changed.iter().filter(|k| k.uses_spec(s)).collect();
     if keys.is_empty() {

@@ -236,7 +236,7 @@ pub fn series(s: &Snapshot, cfg: &RepoConfig) -> Vec<Series> {
     }
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let evals_only =
         !facts.new_entries.is_empty() && facts.new_entries.iter().all(|e| e.is_evals_only());

@@ -8,7 +8,7 @@ use crate::config::RepoConfig;
 const N: u8 = 16;
 
 /// NVIDIA SKUs.
-pub const NVIDIA_SKUS: [&str; 7] = [
+pub(crate) const NVIDIA_SKUS: [&str; 7] = [
     "h100",
     "h200",
     "b200",
@@ -18,7 +18,7 @@ pub const NVIDIA_SKUS: [&str; 7] = [
     "rtx6000pro",
 ];
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let keys: Vec<_> = facts
         .changed

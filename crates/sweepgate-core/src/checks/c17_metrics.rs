@@ -16,7 +16,7 @@ fn null_at(v: &Value, path: &[&str]) -> bool {
         .is_none_or(Value::is_null)
 }
 
-pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
+pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let keys: Vec<_> = facts
         .changed

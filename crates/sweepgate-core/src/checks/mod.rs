@@ -7,30 +7,30 @@
 //! [`Snapshot`] (built once, at a pinned head SHA) and never does I/O.
 pub mod lint;
 
-pub mod c00_codeowner;
+pub(crate) mod c00_codeowner;
 pub mod c01_sweep;
-pub mod c02_evals;
+pub(crate) mod c02_evals;
 pub mod c03_upstream;
 pub mod c04_reuse;
-pub mod c05_checklist;
-pub mod c06_image;
-pub mod c07_deprecated;
-pub mod c08_arch;
-pub mod c09_chat;
-pub mod c10_patches;
-pub mod c11_golden;
-pub mod c12_append;
-pub mod c13_draft;
+pub(crate) mod c05_checklist;
+pub(crate) mod c06_image;
+pub(crate) mod c07_deprecated;
+pub(crate) mod c08_arch;
+pub(crate) mod c09_chat;
+pub(crate) mod c10_patches;
+pub(crate) mod c11_golden;
+pub(crate) mod c12_append;
+pub(crate) mod c13_draft;
 pub mod c14_pareto;
 pub mod c15_description;
-pub mod c16_nvidia;
-pub mod c17_metrics;
+pub(crate) mod c16_nvidia;
+pub(crate) mod c17_metrics;
 pub mod snapshot;
 pub mod verifier;
 
 use serde::{Deserialize, Serialize};
 
-pub use snapshot::Snapshot;
+pub(crate) use snapshot::Snapshot;
 
 /// Check names, exactly as `CONTRACTS.md` §6 spells them.
 pub const CHECK_NAMES: [&str; 18] = [
@@ -114,7 +114,7 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
-    pub fn new(number: u8, outcome: Outcome, reason: impl Into<String>) -> Self {
+    pub(crate) fn new(number: u8, outcome: Outcome, reason: impl Into<String>) -> Self {
         Self {
             number,
             name: CHECK_NAMES
@@ -141,13 +141,13 @@ impl CheckResult {
     pub fn review(number: u8, reason: impl Into<String>) -> Self {
         Self::new(number, Outcome::Review, reason)
     }
-    pub fn with(mut self, e: Evidence) -> Self {
+    pub(crate) fn with(mut self, e: Evidence) -> Self {
         if !self.evidence.contains(&e) {
             self.evidence.push(e);
         }
         self
     }
-    pub fn with_all(mut self, es: impl IntoIterator<Item = Evidence>) -> Self {
+    pub(crate) fn with_all(mut self, es: impl IntoIterator<Item = Evidence>) -> Self {
         for e in es {
             self = self.with(e);
         }
@@ -293,7 +293,7 @@ impl VerifierSettings {
     }
 
     /// The golden-AL injectors in the model's terms.
-    pub fn golden_injectors(&self) -> Vec<crate::recipe::golden::Injector> {
+    pub(crate) fn golden_injectors(&self) -> Vec<crate::recipe::golden::Injector> {
         use crate::recipe::golden::{Injector, LengthSource};
         self.injectors
             .iter()
@@ -313,7 +313,7 @@ impl VerifierSettings {
 
 /// Lines of a unified-diff patch that were added, with their line number at
 /// the head revision.
-pub fn added_lines(patch: &str) -> Vec<(usize, &str)> {
+pub(crate) fn added_lines(patch: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut line = 0usize;
     for l in patch.lines() {
@@ -344,7 +344,7 @@ pub fn added_lines(patch: &str) -> Vec<(usize, &str)> {
 
 /// Drops shell comment lines (first non-blank character `#`), keeping line
 /// numbers (the line becomes empty).
-pub fn strip_shell_comments(text: &str) -> String {
+pub(crate) fn strip_shell_comments(text: &str) -> String {
     text.lines()
         .map(|l| {
             if l.trim_start().starts_with('#') {
@@ -358,23 +358,18 @@ pub fn strip_shell_comments(text: &str) -> String {
 }
 
 /// 1-based line of the first occurrence of `needle` in `text`.
-pub fn line_of(text: &str, needle: &str) -> Option<usize> {
+pub(crate) fn line_of(text: &str, needle: &str) -> Option<usize> {
     text.find(needle)
         .map(|i| text[..i].bytes().filter(|&b| b == b'\n').count() + 1)
 }
 
-/// Short SHA (7 characters), as GitHub shows it.
-pub fn sha7(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
-}
-
 /// Short SHA (8 characters), as the seeds write it.
-pub fn sha8(sha: &str) -> &str {
+pub(crate) fn sha8(sha: &str) -> &str {
     sha.get(..8).unwrap_or(sha)
 }
 
 /// Joins with commas and a final "and".
-pub fn join_list(items: &[String]) -> String {
+pub(crate) fn join_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [a] => a.clone(),
@@ -427,7 +422,7 @@ pub fn command_lines(body: &str) -> Vec<(usize, &str)> {
 /// Values assigned to `name` in a script or recipe: `--name value`,
 /// `--name=value`, `name: value`, `name=value` (quotes removed), with
 /// 1-based lines. Shell comments should be stripped first.
-pub fn setting_values(text: &str, name: &str) -> Vec<(String, usize)> {
+pub(crate) fn setting_values(text: &str, name: &str) -> Vec<(String, usize)> {
     // Compiling the pattern cost more than matching it; names are few.
     static PATTERNS: std::sync::Mutex<std::collections::BTreeMap<String, regex::Regex>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());

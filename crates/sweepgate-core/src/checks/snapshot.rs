@@ -242,27 +242,17 @@ impl Snapshot {
     }
 
     /// Text of a file at the pinned head.
-    pub fn head_text(&self, path: &str) -> Option<&str> {
+    pub(crate) fn head_text(&self, path: &str) -> Option<&str> {
         self.head_files.get(path).map(String::as_str)
     }
 
-    pub fn changed_file(&self, path: &str) -> Option<&ChangedFile> {
-        self.files.iter().find(|f| f.path == path)
-    }
-
-    pub fn is_changed(&self, path: &str) -> bool {
-        self.files
-            .iter()
-            .any(|f| f.path == path || f.previous_path.as_deref() == Some(path))
-    }
-
     /// The derived facts, computed on first use.
-    pub fn facts(&self, cfg: &RepoConfig) -> &Facts {
+    pub(crate) fn facts(&self, cfg: &RepoConfig) -> &Facts {
         self.facts.get_or_init(|| Facts::derive(self, cfg))
     }
 
     /// The sign-off's additional detail section (empty without a sign-off).
-    pub fn detail_section(&self) -> String {
+    pub(crate) fn detail_section(&self) -> String {
         self.signoff
             .as_ref()
             .map(|s| crate::signoff::detail_section(&s.body))
@@ -270,7 +260,7 @@ impl Snapshot {
     }
 
     /// Whether the commit is one of the PR's.
-    pub fn has_commit(&self, sha: &str) -> bool {
+    pub(crate) fn has_commit(&self, sha: &str) -> bool {
         !sha.is_empty() && self.commits.iter().any(|c| c.sha == sha)
     }
 }
@@ -280,7 +270,7 @@ impl Snapshot {
 
 /// One search-space row, flattened (multi-node rows take the decode side).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SearchRow {
+pub(crate) struct SearchRow {
     pub agentic: bool,
     pub isl: Option<i64>,
     pub osl: Option<i64>,
@@ -305,22 +295,22 @@ pub struct MasterEntry {
 }
 
 impl MasterEntry {
-    pub fn str(&self, field: &str) -> Option<&str> {
+    pub(crate) fn str(&self, field: &str) -> Option<&str> {
         self.node.get(field).and_then(Node::as_str)
     }
-    pub fn field_line(&self, field: &str) -> usize {
+    pub(crate) fn field_line(&self, field: &str) -> usize {
         self.node.get(field).map_or(self.line, |n| n.line)
     }
-    pub fn flag(&self, field: &str) -> bool {
+    pub(crate) fn flag(&self, field: &str) -> bool {
         self.node
             .get(field)
             .and_then(Node::as_bool)
             .unwrap_or(false)
     }
-    pub fn image(&self) -> &str {
+    pub(crate) fn image(&self) -> &str {
         self.str("image").unwrap_or("")
     }
-    pub fn framework(&self) -> &str {
+    pub(crate) fn framework(&self) -> &str {
         self.str("framework").unwrap_or("")
     }
     pub fn prefix(&self) -> &str {
@@ -330,10 +320,10 @@ impl MasterEntry {
     pub fn precision(&self) -> &str {
         self.str("precision").unwrap_or("")
     }
-    pub fn runner(&self) -> &str {
+    pub(crate) fn runner(&self) -> &str {
         self.str("runner").unwrap_or("")
     }
-    pub fn model(&self) -> &str {
+    pub(crate) fn model(&self) -> &str {
         self.str("model").unwrap_or("")
     }
     /// SKU: the key's third token, else the runner label's.
@@ -345,7 +335,7 @@ impl MasterEntry {
         r.split('-').next().unwrap_or("").to_owned()
     }
     /// Multi-node or disaggregated (§0.4.3).
-    pub fn is_multinode(&self) -> bool {
+    pub(crate) fn is_multinode(&self) -> bool {
         let fw = self.framework();
         self.flag("multinode")
             || self.flag("disagg")
@@ -355,12 +345,12 @@ impl MasterEntry {
                 "sglang-disagg" | "vllm-disagg" | "atom-disagg" | "llmd-vllm" | "tilert"
             )
     }
-    pub fn family(&self) -> Family {
+    pub(crate) fn family(&self) -> Family {
         family_of(self.framework())
     }
 
     /// Every search-space row of every scenario.
-    pub fn rows(&self) -> Vec<SearchRow> {
+    pub(crate) fn rows(&self) -> Vec<SearchRow> {
         let mut out = Vec::new();
         let Some(scen) = self.node.get("scenarios").and_then(Node::as_map) else {
             return out;
@@ -382,14 +372,14 @@ impl MasterEntry {
         out
     }
 
-    pub fn has_agentic(&self) -> bool {
+    pub(crate) fn has_agentic(&self) -> bool {
         self.node
             .get("scenarios")
             .and_then(|s| s.get("agentic-coding"))
             .is_some()
     }
 
-    pub fn has_fixed(&self) -> bool {
+    pub(crate) fn has_fixed(&self) -> bool {
         self.node
             .get("scenarios")
             .and_then(|s| s.get("fixed-seq-len"))
@@ -397,7 +387,7 @@ impl MasterEntry {
     }
 
     /// Every `additional-settings` item of the entry.
-    pub fn settings(&self) -> Vec<(String, usize)> {
+    pub(crate) fn settings(&self) -> Vec<(String, usize)> {
         self.rows().into_iter().flat_map(|r| r.settings).collect()
     }
 
@@ -480,13 +470,13 @@ fn search_row(row: &Node, agentic: bool, isl: Option<i64>, osl: Option<i64>) -> 
 
 /// Framework family (§0.4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
+pub(crate) enum Family {
     Vllm,
     Sglang,
     Other,
 }
 
-pub fn family_of(framework: &str) -> Family {
+pub(crate) fn family_of(framework: &str) -> Family {
     match framework {
         "vllm" | "dynamo-vllm" | "vllm-disagg" | "llmd-vllm" => Family::Vllm,
         "sglang" | "dynamo-sglang" | "sglang-disagg" => Family::Sglang,
@@ -495,7 +485,7 @@ pub fn family_of(framework: &str) -> Family {
 }
 
 /// Structural equality of two YAML nodes, positions ignored.
-pub fn node_eq(a: &Node, b: &Node) -> bool {
+pub(crate) fn node_eq(a: &Node, b: &Node) -> bool {
     match (&a.value, &b.value) {
         (Value::Seq(x), Value::Seq(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| node_eq(p, q))
@@ -511,7 +501,7 @@ pub fn node_eq(a: &Node, b: &Node) -> bool {
 }
 
 /// Parses the top-level entries of one master config.
-pub fn parse_master(file: &str, text: &str) -> Result<Vec<MasterEntry>, String> {
+pub(crate) fn parse_master(file: &str, text: &str) -> Result<Vec<MasterEntry>, String> {
     let root = yaml::parse(file, text.as_bytes()).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     match &root.value {
@@ -537,7 +527,7 @@ pub fn parse_master(file: &str, text: &str) -> Result<Vec<MasterEntry>, String> 
 /// the base side of the PRs off one default-branch commit is the same text,
 /// and the server reads a head's master configs before deriving facts from
 /// them, so each text is parsed once. Bounded by the source bytes held.
-pub struct ParseCache<T> {
+pub(crate) struct ParseCache<T> {
     slots: std::sync::Mutex<Vec<CacheSlot<T>>>,
     max_bytes: usize,
 }
@@ -550,7 +540,7 @@ struct CacheSlot<T> {
 }
 
 impl<T> ParseCache<T> {
-    pub const fn new(max_bytes: usize) -> Self {
+    pub(crate) const fn new(max_bytes: usize) -> Self {
         Self {
             slots: std::sync::Mutex::new(Vec::new()),
             max_bytes,
@@ -563,7 +553,12 @@ impl<T> ParseCache<T> {
     }
 
     /// The cached value for `text` of `file`, or `parse()` stored.
-    pub fn get_or(&self, file: &str, text: &str, parse: impl FnOnce() -> T) -> std::sync::Arc<T> {
+    pub(crate) fn get_or(
+        &self,
+        file: &str,
+        text: &str,
+        parse: impl FnOnce() -> T,
+    ) -> std::sync::Arc<T> {
         {
             let mut slots = self.slots();
             if let Some(i) = slots
@@ -593,7 +588,7 @@ impl<T> ParseCache<T> {
         value
     }
 
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         self.slots().clear();
     }
 }
@@ -687,7 +682,7 @@ fn shift_node(n: &mut Node, from: usize, to: usize) {
 /// `None` when that cannot be shown (the caller parses the whole file).
 /// On a PR touching one entry of a 320 KB master config this parses a few
 /// hundred bytes instead of the file.
-pub fn parse_master_reusing(
+pub(crate) fn parse_master_reusing(
     file: &str,
     base: &str,
     base_entries: &[MasterEntry],
@@ -753,7 +748,7 @@ pub struct ChangedKey {
 impl ChangedKey {
     /// The launch text: every file the key runs plus its settings, shell
     /// comments stripped.
-    pub fn launch_texts<'a>(&'a self, s: &'a Snapshot) -> Vec<(&'a str, &'a str)> {
+    pub(crate) fn launch_texts<'a>(&'a self, s: &'a Snapshot) -> Vec<(&'a str, &'a str)> {
         self.files
             .iter()
             .filter_map(|f| s.head_text(f).map(|t| (f.as_str(), t)))
@@ -761,7 +756,7 @@ impl ChangedKey {
     }
 
     /// Speculative decoding in use (§0.5).
-    pub fn uses_spec(&self, s: &Snapshot) -> bool {
+    pub(crate) fn uses_spec(&self, s: &Snapshot) -> bool {
         self.entry.rows().iter().any(|r| r.spec != "none")
             || self.files.iter().any(|f| f.ends_with("_mtp.sh"))
             || self
@@ -772,7 +767,7 @@ impl ChangedKey {
 }
 
 /// The spec-decoding markers of §0.5.
-pub fn has_spec_marker(text: &str) -> bool {
+pub(crate) fn has_spec_marker(text: &str) -> bool {
     const MARKERS: [&str; 10] = [
         "--speculative-algorithm",
         "--speculative-algo",
@@ -807,7 +802,7 @@ pub struct Facts {
 }
 
 impl Facts {
-    pub fn derive(s: &Snapshot, cfg: &RepoConfig) -> Facts {
+    pub(crate) fn derive(s: &Snapshot, cfg: &RepoConfig) -> Facts {
         let mut f = Facts::default();
         for path in &cfg.paths.master_configs {
             let base = s.base_files.get(path);
@@ -904,12 +899,8 @@ impl Facts {
         f
     }
 
-    pub fn changed_key(&self, key: &str) -> Option<&ChangedKey> {
-        self.changed.iter().find(|c| c.key == key)
-    }
-
     /// Whether a benchmark-affecting path changed (Check 1's N/A rule).
-    pub fn benchmark_affecting(&self, s: &Snapshot, cfg: &RepoConfig) -> bool {
+    pub(crate) fn benchmark_affecting(&self, s: &Snapshot, cfg: &RepoConfig) -> bool {
         !self.new_entries.is_empty()
             || !self.changed.is_empty()
             || s.files.iter().any(|f| {
@@ -971,7 +962,7 @@ fn key_files(s: &Snapshot, cfg: &RepoConfig, e: &MasterEntry) -> Vec<String> {
 
 /// A unified-diff patch (hunks only, as GitHub sends them) from `base` to
 /// `head`; `None` when they are equal.
-pub fn unified_patch(base: &str, head: &str) -> Option<String> {
+pub(crate) fn unified_patch(base: &str, head: &str) -> Option<String> {
     if base == head {
         return None;
     }

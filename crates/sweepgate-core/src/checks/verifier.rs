@@ -10,10 +10,10 @@ use super::{
 use crate::config::RepoConfig;
 
 /// A check's entry point.
-pub type CheckFn = fn(&Snapshot, &RepoConfig) -> CheckResult;
+pub(crate) type CheckFn = fn(&Snapshot, &RepoConfig) -> CheckResult;
 
 /// Checks 0–17, in order.
-pub const CHECKS: [CheckFn; 18] = [
+pub(crate) const CHECKS: [CheckFn; 18] = [
     c00_codeowner::check,
     c01_sweep::check,
     c02_evals::check,
@@ -48,7 +48,7 @@ pub fn run_all(s: &Snapshot, cfg: &RepoConfig) -> Vec<CheckResult> {
 /// Turns acknowledged REVIEW rows into PASS: the newest ack per check
 /// wins; acks older than the sign-off (when both times are known) and acks
 /// for rows that are not REVIEW change nothing.
-pub fn apply_acks(rows: &mut [CheckResult], acks: &[AckRecord], signed_at: Option<&str>) {
+pub(crate) fn apply_acks(rows: &mut [CheckResult], acks: &[AckRecord], signed_at: Option<&str>) {
     for row in rows.iter_mut().filter(|r| r.outcome == Outcome::Review) {
         let ack = acks
             .iter()

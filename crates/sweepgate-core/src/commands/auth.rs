@@ -49,7 +49,7 @@ impl RepoRole {
         })
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RepoRole::None => "none",
             RepoRole::Read => "read",

@@ -10,11 +10,11 @@
 //! - [`help_entries`]: structured data for the `/help` template.
 //!
 //! This module posts nothing; handlers do.
-pub mod auth;
-pub mod edit;
-pub mod help;
+pub(crate) mod auth;
+pub(crate) mod edit;
+pub(crate) mod help;
 mod markdown;
-pub mod parse;
+pub(crate) mod parse;
 
 pub use auth::{
     Actor, AuthorAssociation, Facts, FixedRoles, PermissionSource, Refusal, RepoRole, RoleFuture,

@@ -21,7 +21,7 @@ use std::fmt;
 /// The highest check number (`CONTRACTS.md` §6: checks 0–17).
 pub const MAX_CHECK: u8 = 17;
 /// Longest accepted `/ack-check` reason, in characters (it is shown in a row).
-pub const MAX_REASON_CHARS: usize = 500;
+pub(crate) const MAX_REASON_CHARS: usize = 500;
 
 const ZERO_WIDTH: [char; 5] = ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
 
@@ -37,7 +37,7 @@ pub enum CommandName {
 }
 
 impl CommandName {
-    pub const ALL: [CommandName; 6] = [
+    pub(crate) const ALL: [CommandName; 6] = [
         CommandName::Use,
         CommandName::ReuseSweepRun,
         CommandName::StageResults,
@@ -47,7 +47,7 @@ impl CommandName {
     ];
 
     /// The word after the slash.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             CommandName::Use => "use",
             CommandName::ReuseSweepRun => "reuse-sweep-run",
@@ -59,7 +59,7 @@ impl CommandName {
     }
 
     /// The syntax shown in help and error messages.
-    pub fn usage(self) -> &'static str {
+    pub(crate) fn usage(self) -> &'static str {
         match self {
             CommandName::Use => "/use <run_id>",
             CommandName::ReuseSweepRun => "/reuse-sweep-run [<run_id>]",
@@ -120,7 +120,7 @@ pub enum Command {
 }
 
 impl Command {
-    pub fn name(&self) -> CommandName {
+    pub(crate) fn name(&self) -> CommandName {
         match self {
             Command::Use { .. } => CommandName::Use,
             Command::ReuseSweepRun { .. } => CommandName::ReuseSweepRun,

@@ -12,7 +12,7 @@ pub enum SeqLen {
 }
 
 impl SeqLen {
-    pub fn pair(self) -> (i64, i64) {
+    pub(crate) fn pair(self) -> (i64, i64) {
         match self {
             SeqLen::OneKOneK => (1024, 1024),
             SeqLen::EightKOneK => (8192, 1024),

@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use super::rows::{Common, Row};
 
 /// Minimum concurrency for a fixed or multi-node agentic eval.
-pub const MIN_EVAL_CONC: i64 = 16;
+pub(crate) const MIN_EVAL_CONC: i64 = 16;
 const TARGET: (i64, i64) = (8192, 1024);
 
 /// Which eval steps run after generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EvalMode {
+pub(crate) enum EvalMode {
     NoEvals,
     Default,
     EvalsOnly,
@@ -18,7 +18,7 @@ pub enum EvalMode {
 }
 
 impl EvalMode {
-    pub fn from_flags(no_evals: bool, evals_only: bool, all_evals: bool) -> Self {
+    pub(crate) fn from_flags(no_evals: bool, evals_only: bool, all_evals: bool) -> Self {
         if all_evals {
             EvalMode::AllEvals
         } else if evals_only {
@@ -34,7 +34,7 @@ impl EvalMode {
 /// The multi-node "parallelism key": every field except conc, exp-name and
 /// the eval fields. Workers and mappings compare regardless of key order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct MnKey<'a> {
+pub(crate) struct MnKey<'a> {
     common: Common<'a>,
     fixed: Option<(i64, i64)>,
     spec: &'static str,
@@ -47,7 +47,7 @@ pub struct MnKey<'a> {
 }
 
 /// The parallelism key of a multi-node row (`None` for single-node rows).
-pub fn mn_key<'a>(row: &Row<'a>) -> Option<MnKey<'a>> {
+pub(crate) fn mn_key<'a>(row: &Row<'a>) -> Option<MnKey<'a>> {
     match row {
         Row::MnFixed(r) => Some(MnKey {
             common: r.common,
@@ -81,7 +81,7 @@ pub fn mn_key<'a>(row: &Row<'a>) -> Option<MnKey<'a>> {
 
 /// `mark(rows, include_agentic)`: sets `run-eval` on every row and
 /// `eval-conc` on the chosen multi-node rows.
-pub fn mark<'a>(rows: &mut [Row<'a>], include_agentic: bool) {
+pub(crate) fn mark<'a>(rows: &mut [Row<'a>], include_agentic: bool) {
     let n = rows.len();
     let mut marked = vec![false; n];
     let mut eval_conc: Vec<Option<i64>> = vec![None; n];
@@ -190,7 +190,7 @@ fn sorted_distinct(v: &mut Vec<i64>) {
 }
 
 /// `expand_all` (`--all-evals`, §8.4).
-pub fn expand_all<'a>(rows: Vec<Row<'a>>) -> Vec<Row<'a>> {
+pub(crate) fn expand_all<'a>(rows: Vec<Row<'a>>) -> Vec<Row<'a>> {
     let mut out: Vec<Row<'a>> = Vec::with_capacity(rows.len());
     let mut seen: HashMap<MnKey<'a>, usize> = HashMap::new();
     for mut row in rows {
@@ -237,7 +237,7 @@ pub fn expand_all<'a>(rows: Vec<Row<'a>>) -> Vec<Row<'a>> {
 }
 
 /// Keeps rows with `run-eval: true` and sets `eval-only: true`.
-pub fn keep_eval_rows(rows: &mut Vec<Row>) {
+pub(crate) fn keep_eval_rows(rows: &mut Vec<Row>) {
     rows.retain(|r| r.eval().run_eval == Some(true));
     for r in rows.iter_mut() {
         r.eval_mut().eval_only = Some(true);
@@ -245,7 +245,7 @@ pub fn keep_eval_rows(rows: &mut Vec<Row>) {
 }
 
 /// Applies the eval steps of a mode (§8.1).
-pub fn apply<'a>(mut rows: Vec<Row<'a>>, mode: EvalMode) -> Vec<Row<'a>> {
+pub(crate) fn apply<'a>(mut rows: Vec<Row<'a>>, mode: EvalMode) -> Vec<Row<'a>> {
     match mode {
         EvalMode::NoEvals => rows,
         EvalMode::Default => {

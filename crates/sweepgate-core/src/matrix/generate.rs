@@ -11,10 +11,10 @@ use crate::recipe::master::{
 use crate::recipe::runners::RunnerConfig;
 
 /// 3 TB (decimal) in MiB: the cap on a node's offload DRAM.
-pub const DRAM_CAP_MIB: i64 = 2_861_022;
+pub(crate) const DRAM_CAP_MIB: i64 = 2_861_022;
 
 /// `geo(start, end, step)`: multiply by `step`, clamping the last value to `end`.
-pub fn geo(start: i64, end: i64, step: i64) -> Vec<i64> {
+pub(crate) fn geo(start: i64, end: i64, step: i64) -> Vec<i64> {
     let mut out = Vec::new();
     let mut c = start;
     while c <= end {
@@ -31,7 +31,7 @@ pub fn geo(start: i64, end: i64, step: i64) -> Vec<i64> {
 }
 
 /// `1k1k`, `8k1k`, otherwise `<isl>_<osl>`.
-pub fn seq_name(isl: i64, osl: i64) -> String {
+pub(crate) fn seq_name(isl: i64, osl: i64) -> String {
     match (isl, osl) {
         (1024, 1024) => "1k1k".to_string(),
         (8192, 1024) => "8k1k".to_string(),
@@ -40,7 +40,7 @@ pub fn seq_name(isl: i64, osl: i64) -> String {
 }
 
 /// Python's `fnmatch.fnmatchcase`.
-pub fn fnmatch(pattern: &str, name: &str) -> bool {
+pub(crate) fn fnmatch(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     fn class(p: &[char], i: usize, c: char) -> Option<(bool, usize)> {
@@ -119,7 +119,7 @@ fn decimal_of(u: f64) -> Option<(i128, i128)> {
 }
 
 /// `total-cpu-dram-gb` of one agentic search-space entry (spec §3.5).
-pub fn total_cpu_dram_gb(
+pub(crate) fn total_cpu_dram_gb(
     e: &MasterEntry,
     block: &AgenticBlock,
     s: &SearchEntry,
@@ -641,7 +641,7 @@ pub(crate) fn py_repr(s: &str) -> String {
 }
 
 /// `full-sweep` rows, before eval marking.
-pub fn full_sweep<'a>(
+pub(crate) fn full_sweep<'a>(
     master: &'a MasterConfig,
     runners: &'a RunnerConfig,
     shared: &SharedOptions,
@@ -711,7 +711,7 @@ pub fn full_sweep<'a>(
 }
 
 /// `test-config` key resolution (§5 step 1).
-pub fn resolve_keys<'a>(
+pub(crate) fn resolve_keys<'a>(
     master: &'a MasterConfig,
     patterns: &[String],
 ) -> Result<Vec<&'a MasterEntry>, MatrixError> {
@@ -756,7 +756,7 @@ pub fn resolve_keys<'a>(
 }
 
 /// `test-config` rows, before eval marking.
-pub fn test_config<'a>(
+pub(crate) fn test_config<'a>(
     master: &'a MasterConfig,
     runners: &'a RunnerConfig,
     shared: &SharedOptions,

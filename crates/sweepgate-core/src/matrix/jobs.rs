@@ -49,16 +49,6 @@ pub struct JobList {
 }
 
 impl JobList {
-    pub fn to_value(&self) -> serde_json::Value {
-        serde_json::json!({
-            "single_node": self.single_node,
-            "multi_node": self.multi_node,
-            "evals": self.evals,
-            "agentic_evals": self.agentic_evals,
-            "multinode_evals": self.multinode_evals,
-            "multinode_agentic_evals": self.multinode_agentic_evals,
-        })
-    }
     pub fn throughput_len(&self) -> usize {
         self.single_node
             .values()
@@ -210,7 +200,7 @@ fn trim(rows: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
 
 /// Sorted-key, compact, ASCII-only JSON (`json.dumps(sort_keys=True,
 /// separators=(",", ":"))`).
-pub fn canonical(v: &serde_json::Value) -> String {
+pub(crate) fn canonical(v: &serde_json::Value) -> String {
     fn sort(v: &serde_json::Value) -> serde_json::Value {
         match v {
             serde_json::Value::Object(m) => {
@@ -253,7 +243,7 @@ pub fn canonical(v: &serde_json::Value) -> String {
 
 /// `recipe-fingerprint`: sha256 hex of the canonical row without `conc`,
 /// `exp-name` and `recipe-fingerprint`.
-pub fn recipe_fingerprint(row: &serde_json::Value) -> String {
+pub(crate) fn recipe_fingerprint(row: &serde_json::Value) -> String {
     let mut m = row.as_object().cloned().unwrap_or_default();
     for k in ["conc", "exp-name", "recipe-fingerprint"] {
         m.remove(k);

@@ -7,11 +7,11 @@
 //! [`generate::test_config`], [`evals::apply`], and the output writers in
 //! [`rows`]. [`run`] chains them; the service's `sweepgate matrix` prints.
 
-pub mod args;
-pub mod evals;
-pub mod generate;
+pub(crate) mod args;
+pub(crate) mod evals;
+pub(crate) mod generate;
 pub mod jobs;
-pub mod rows;
+pub(crate) mod rows;
 
 use std::path::Path;
 
@@ -19,7 +19,7 @@ pub use args::{
     Command, FullSweepOptions, MatrixArgs, ScenarioType, SeqLen, SharedOptions, TestConfigOptions,
     parse_args,
 };
-pub use evals::EvalMode;
+pub(crate) use evals::EvalMode;
 pub use rows::{Row, to_python_json};
 
 use crate::recipe::ParseError;

@@ -108,18 +108,10 @@ pub enum Row<'a> {
 }
 
 /// The agentic duration the generator fixes.
-pub const AGENTIC_DURATION: i64 = 3600;
+pub(crate) const AGENTIC_DURATION: i64 = 3600;
 const SCENARIO_TYPE: &str = "agentic-coding";
 
 impl Row<'_> {
-    pub fn common(&self) -> &Common<'_> {
-        match self {
-            Row::SnFixed(r) => &r.common,
-            Row::MnFixed(r) => &r.common,
-            Row::SnAgentic(r) => &r.common,
-            Row::MnAgentic(r) => &r.common,
-        }
-    }
     pub fn eval(&self) -> &EvalFields {
         match self {
             Row::SnFixed(r) => &r.eval,
@@ -128,20 +120,12 @@ impl Row<'_> {
             Row::MnAgentic(r) => &r.eval,
         }
     }
-    pub fn eval_mut(&mut self) -> &mut EvalFields {
+    pub(crate) fn eval_mut(&mut self) -> &mut EvalFields {
         match self {
             Row::SnFixed(r) => &mut r.eval,
             Row::MnFixed(r) => &mut r.eval,
             Row::SnAgentic(r) => &mut r.eval,
             Row::MnAgentic(r) => &mut r.eval,
-        }
-    }
-    pub fn exp_name(&self) -> &str {
-        match self {
-            Row::SnFixed(r) => &r.exp_name,
-            Row::MnFixed(r) => &r.exp_name,
-            Row::SnAgentic(r) => &r.exp_name,
-            Row::MnAgentic(r) => &r.exp_name,
         }
     }
     /// The row as a `serde_json::Value`.
@@ -301,7 +285,7 @@ impl serde_json::ser::Formatter for PyFormatter {
 }
 
 /// Writes any serializable value as Python's `json.dumps` would (no newline).
-pub fn write_python_json<T: Serialize + ?Sized>(
+pub(crate) fn write_python_json<T: Serialize + ?Sized>(
     w: &mut impl io::Write,
     value: &T,
 ) -> io::Result<()> {

@@ -37,18 +37,11 @@ pub enum ScenarioType {
 }
 
 impl ScenarioType {
-    pub fn parse(s: &str) -> Option<ScenarioType> {
+    pub(crate) fn parse(s: &str) -> Option<ScenarioType> {
         match s {
             "fixed-seq-len" => Some(ScenarioType::FixedSeqLen),
             "agentic-coding" => Some(ScenarioType::AgenticCoding),
             _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ScenarioType::FixedSeqLen => "fixed-seq-len",
-            ScenarioType::AgenticCoding => "agentic-coding",
         }
     }
 }
@@ -81,12 +74,12 @@ impl Entry {
     pub fn is_evals_only(&self) -> bool {
         self.evals_only.is_some_and(|f| f.value)
     }
-    pub fn is_all_evals(&self) -> bool {
+    pub(crate) fn is_all_evals(&self) -> bool {
         self.all_evals.is_some_and(|f| f.value)
     }
 
     /// Same content apart from `pr-link` (positions ignored).
-    pub fn same_except_link(&self, other: &Entry) -> bool {
+    pub(crate) fn same_except_link(&self, other: &Entry) -> bool {
         fn same(a: &[Text], b: &[Text]) -> bool {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.value == y.value)
         }
@@ -100,7 +93,7 @@ impl Entry {
     }
 
     /// Whether any config-key pattern of the entry selects `key`.
-    pub fn selects(&self, key: &str) -> bool {
+    pub(crate) fn selects(&self, key: &str) -> bool {
         self.config_keys.iter().any(|p| key_matches(&p.value, key))
     }
 
@@ -238,7 +231,12 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Document, ParseError> {
 /// keep every column-0 line a list item, and use no anchors, aliases,
 /// directives or document markers. Saves parsing a 400 KB changelog twice
 /// per PR.
-pub fn read_appended(file: &str, base: &str, base_items: usize, head: &str) -> Option<Document> {
+pub(crate) fn read_appended(
+    file: &str,
+    base: &str,
+    base_items: usize,
+    head: &str,
+) -> Option<Document> {
     let tail = head.strip_prefix(base)?;
     if !(base.is_empty() || base.ends_with('\n'))
         || !plain_block_list(base)
@@ -283,7 +281,7 @@ fn plain_block_list(text: &str) -> bool {
 }
 
 /// [`may_anchor`] of a line without its ` #` comment.
-pub fn may_anchor_in_line(line: &str) -> bool {
+pub(crate) fn may_anchor_in_line(line: &str) -> bool {
     // Most lines have neither character: skip the comment split.
     if !line.bytes().any(|b| b == b'&' || b == b'*') {
         return false;
@@ -294,7 +292,7 @@ pub fn may_anchor_in_line(line: &str) -> bool {
 /// An `&` or `*` outside a one-line quoted string where an anchor or alias
 /// could start (after a blank or a flow indicator); `70b-fp8-*-vllm` is a
 /// plain scalar. Errs on the side of `true`.
-pub fn may_anchor(code: &str) -> bool {
+pub(crate) fn may_anchor(code: &str) -> bool {
     if !code.bytes().any(|b| b == b'&' || b == b'*') {
         return false;
     }
@@ -508,7 +506,7 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
 
 /// Whether a config-key pattern selects `key`: `*` matches any run of
 /// characters (full match); everything else, `?` included, is literal.
-pub fn key_matches(pattern: &str, key: &str) -> bool {
+pub(crate) fn key_matches(pattern: &str, key: &str) -> bool {
     let (p, t) = (pattern.as_bytes(), key.as_bytes());
     let (mut pi, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
@@ -753,20 +751,7 @@ pub enum GateRule {
     UnknownConfigKey,
 }
 
-impl GateRule {
-    pub fn id(self) -> &'static str {
-        match self {
-            GateRule::MissingFinalNewline => "changelog-final-newline",
-            GateRule::Deletion => "changelog-deletion",
-            GateRule::NoAdditions => "changelog-no-additions",
-            GateRule::AddedYaml => "changelog-added-yaml",
-            GateRule::Schema => "changelog-schema",
-            GateRule::MixedAppendOnly => "changelog-mixed-append-only",
-            GateRule::AppendOnlyWithEvalLabel => "changelog-append-only-eval-label",
-            GateRule::UnknownConfigKey => "changelog-unknown-config-key",
-        }
-    }
-}
+impl GateRule {}
 
 /// Which revision a position refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1045,28 +1030,7 @@ pub enum StrictRule {
     TrailingBlankLine,
 }
 
-impl StrictRule {
-    pub fn id(self) -> &'static str {
-        match self {
-            StrictRule::MissingFinalNewline => "changelog-strict-final-newline",
-            StrictRule::ForbiddenByte => "changelog-strict-forbidden-byte",
-            StrictRule::NotUtf8 => "changelog-strict-utf8",
-            StrictRule::Yaml => "changelog-strict-yaml",
-            StrictRule::EntryLineCount => "changelog-strict-entry-lines",
-            StrictRule::InvalidEntry => "changelog-strict-schema",
-            StrictRule::EntriesRemoved => "changelog-strict-entries-removed",
-            StrictRule::EntryChanged => "changelog-strict-entry-changed",
-            StrictRule::CorrectionNotCanonical => "changelog-strict-correction-link",
-            StrictRule::CorrectionWithAdditions => "changelog-strict-correction-mixed",
-            StrictRule::CorrectionBytes => "changelog-strict-correction-bytes",
-            StrictRule::AppendedLink => "changelog-strict-appended-link",
-            StrictRule::HistoricalBytesChanged => "changelog-strict-history-bytes",
-            StrictRule::SuffixStart => "changelog-strict-suffix-start",
-            StrictRule::Separator => "changelog-strict-separator",
-            StrictRule::TrailingBlankLine => "changelog-strict-trailing-blank",
-        }
-    }
-}
+impl StrictRule {}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
@@ -1402,7 +1366,7 @@ fn entry_pos(entries: &[Entry], line: usize) -> usize {
         .saturating_sub(1)
 }
 
-pub mod yaml {
+pub(crate) mod yaml {
     //! A small YAML tree whose every node carries its line and column,
     //! built on serde-saphyr's `Spanned`. Shared by the changelog, golden-AL
     //! and threshold parsers, which need positions of keys and list items
@@ -1436,35 +1400,35 @@ pub mod yaml {
     }
 
     impl Node {
-        pub fn as_str(&self) -> Option<&str> {
+        pub(crate) fn as_str(&self) -> Option<&str> {
             match &self.value {
                 Value::Str(s) => Some(s),
                 _ => None,
             }
         }
 
-        pub fn as_seq(&self) -> Option<&[Node]> {
+        pub(crate) fn as_seq(&self) -> Option<&[Node]> {
             match &self.value {
                 Value::Seq(v) => Some(v),
                 _ => None,
             }
         }
 
-        pub fn as_map(&self) -> Option<&[(Node, Node)]> {
+        pub(crate) fn as_map(&self) -> Option<&[(Node, Node)]> {
             match &self.value {
                 Value::Map(v) => Some(v),
                 _ => None,
             }
         }
 
-        pub fn as_bool(&self) -> Option<bool> {
+        pub(crate) fn as_bool(&self) -> Option<bool> {
             match self.value {
                 Value::Bool(b) => Some(b),
                 _ => None,
             }
         }
 
-        pub fn as_i64(&self) -> Option<i64> {
+        pub(crate) fn as_i64(&self) -> Option<i64> {
             match self.value {
                 Value::Int(i) => Some(i),
                 _ => None,
@@ -1472,7 +1436,7 @@ pub mod yaml {
         }
 
         /// A number as `f64` (integers included).
-        pub fn as_f64(&self) -> Option<f64> {
+        pub(crate) fn as_f64(&self) -> Option<f64> {
             match self.value {
                 Value::Int(i) => Some(i as f64),
                 Value::Float(f) => Some(f),
@@ -1481,7 +1445,7 @@ pub mod yaml {
         }
 
         /// The value under a string key of a mapping.
-        pub fn get(&self, key: &str) -> Option<&Node> {
+        pub(crate) fn get(&self, key: &str) -> Option<&Node> {
             self.as_map()?
                 .iter()
                 .find(|(k, _)| k.as_str() == Some(key))
@@ -1489,7 +1453,7 @@ pub mod yaml {
         }
 
         /// A short name of the node's type, for error messages.
-        pub fn kind(&self) -> &'static str {
+        pub(crate) fn kind(&self) -> &'static str {
             match self.value {
                 Value::Null => "null",
                 Value::Bool(_) => "a boolean",
@@ -1501,12 +1465,12 @@ pub mod yaml {
             }
         }
 
-        pub fn loc(&self, file: &str) -> Loc {
+        pub(crate) fn loc(&self, file: &str) -> Loc {
             Loc::new(file, self.line, self.column)
         }
 
         /// Renders a scalar key as text (`1` for an integer key).
-        pub fn key_text(&self) -> Option<String> {
+        pub(crate) fn key_text(&self) -> Option<String> {
             match &self.value {
                 Value::Str(s) => Some(s.clone()),
                 Value::Int(i) => Some(i.to_string()),
@@ -1596,7 +1560,7 @@ pub mod yaml {
 
     /// Parses one YAML document. Duplicate keys are errors (serde-saphyr's
     /// default). An empty document is `Null`.
-    pub fn parse(file: &str, bytes: &[u8]) -> Result<Node, ParseError> {
+    pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, ParseError> {
         let text = utf8(file, bytes)?;
         if text.trim().is_empty()
             || text
@@ -1617,7 +1581,7 @@ pub mod yaml {
     /// capturing it is much faster), and the node and event caps grow with
     /// the input, so a large but honest file (16× the real master
     /// configs) parses while alias bombs stay bounded by the alias caps.
-    pub fn options(len: usize) -> serde_saphyr::Options {
+    pub(crate) fn options(len: usize) -> serde_saphyr::Options {
         let mut o = serde_saphyr::Options::default();
         o.emit_comments = false;
         o.budget = Some(budget(len));
@@ -1626,7 +1590,7 @@ pub mod yaml {
 
     /// The default budget with node and event caps of at least one node
     /// and four events per input byte.
-    pub fn budget(len: usize) -> serde_saphyr::Budget {
+    pub(crate) fn budget(len: usize) -> serde_saphyr::Budget {
         let mut b = serde_saphyr::Budget::default();
         b.max_nodes = b.max_nodes.max(len);
         b.max_events = b.max_events.max(len.saturating_mul(4));
@@ -1634,7 +1598,7 @@ pub mod yaml {
     }
 
     /// Checks UTF-8 and says where it breaks.
-    pub fn utf8<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, ParseError> {
+    pub(crate) fn utf8<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, ParseError> {
         std::str::from_utf8(bytes).map_err(|e| {
             let (line, column) = line_col(bytes, e.valid_up_to());
             ParseError::new(Loc::new(file, line, column), "not valid UTF-8")
@@ -1642,7 +1606,7 @@ pub mod yaml {
     }
 
     /// 1-based line and column (in bytes) of a byte offset.
-    pub fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+    pub(crate) fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
         let before = &bytes[..offset.min(bytes.len())];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
         let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
@@ -1651,7 +1615,7 @@ pub mod yaml {
 
     /// Converts a serde-saphyr error, keeping its position and a message
     /// without the source snippet or a repeated "at line …" suffix.
-    pub fn saphyr_error(file: &str, e: &serde_saphyr::Error) -> ParseError {
+    pub(crate) fn saphyr_error(file: &str, e: &serde_saphyr::Error) -> ParseError {
         let (line, column) = e
             .location()
             .map(|l| {

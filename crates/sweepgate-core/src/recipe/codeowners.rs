@@ -53,7 +53,7 @@ impl Owner {
     }
 
     /// The login for a user owner.
-    pub fn login(&self) -> Option<&str> {
+    pub(crate) fn login(&self) -> Option<&str> {
         match self {
             Owner::User(u) => Some(u),
             _ => None,
@@ -133,7 +133,8 @@ pub struct Rule {
 
 impl Rule {
     /// Whether `path` (repository-relative, `/`-separated) matches this rule.
-    pub fn matches(&self, path: &str) -> bool {
+    #[cfg(test)]
+    fn matches(&self, path: &str) -> bool {
         match normalize(path) {
             Some(p) => self.matches_normalized(&p),
             None => false,
@@ -145,7 +146,7 @@ impl Rule {
     }
 
     /// A rule with no owners: matching paths are deliberately unowned.
-    pub fn is_unowned(&self) -> bool {
+    pub(crate) fn is_unowned(&self) -> bool {
         self.owners.is_empty()
     }
 }

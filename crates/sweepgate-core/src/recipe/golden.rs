@@ -13,9 +13,9 @@ use super::changelog::yaml::{self, Node};
 use super::{Loc, ParseError};
 
 /// Pinned and golden AL agree when they differ by less than this.
-pub const AL_TOLERANCE: f64 = 0.005;
+pub(crate) const AL_TOLERANCE: f64 = 0.005;
 /// ATOM's rate form is computed with awk, so it gets a wider tolerance.
-pub const ATOM_RATE_TOLERANCE: f64 = 0.01;
+pub(crate) const ATOM_RATE_TOLERANCE: f64 = 0.01;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThinkingMode {
@@ -24,7 +24,7 @@ pub enum ThinkingMode {
 }
 
 impl ThinkingMode {
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             ThinkingMode::On => "thinking_on",
             ThinkingMode::Off => "thinking_off",
@@ -85,7 +85,7 @@ pub enum DraftSampling {
 }
 
 impl DraftSampling {
-    pub fn parse(s: &str) -> Option<DraftSampling> {
+    pub(crate) fn parse(s: &str) -> Option<DraftSampling> {
         match s.trim().to_ascii_lowercase().as_str() {
             "greedy" | "standard" | "default" => Some(DraftSampling::Greedy),
             "probabilistic" => Some(DraftSampling::Probabilistic),
@@ -143,7 +143,8 @@ impl Curve {
         self.modes.iter().find(|m| m.mode == mode)
     }
 
-    pub fn cell(&self, mode: ThinkingMode, k: u32) -> Option<&Cell> {
+    #[cfg(test)]
+    fn cell(&self, mode: ThinkingMode, k: u32) -> Option<&Cell> {
         self.mode(mode)?.cells.iter().find(|c| c.k == k)
     }
 }
@@ -228,7 +229,8 @@ pub struct GoldenSet {
 }
 
 impl GoldenSet {
-    pub fn new(curves: Vec<Curve>) -> Self {
+    #[cfg(test)]
+    fn new(curves: Vec<Curve>) -> Self {
         GoldenSet { curves }
     }
 
@@ -257,7 +259,7 @@ impl GoldenSet {
     }
 
     /// The curve a launch uses, without looking at mode and K.
-    pub fn select(&self, q: &Query<'_>) -> Result<&Curve, NoCurve> {
+    pub(crate) fn select(&self, q: &Query<'_>) -> Result<&Curve, NoCurve> {
         let mut cands: Vec<&Curve> = self
             .curves
             .iter()
@@ -371,7 +373,7 @@ fn distinct<T: PartialEq>(it: impl Iterator<Item = T>) -> Vec<T> {
 
 /// Parses one curve file. `file` is its repository path; the file name
 /// decides prefix, method and qualifiers.
-pub fn parse(file: &str, bytes: &[u8]) -> Result<Curve, ParseError> {
+pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Curve, ParseError> {
     let text = yaml::utf8(file, bytes)?;
     let root = yaml::parse(file, bytes)?;
     let err = |n: &Node, m: String| ParseError::new(n.loc(file), m);
@@ -976,7 +978,7 @@ pub fn resolve_thinking(
 }
 
 /// Where a curve file's cell is, for messages (`file:line`).
-pub fn cell_loc(curve: &Curve, cell: &Cell) -> Loc {
+pub(crate) fn cell_loc(curve: &Curve, cell: &Cell) -> Loc {
     Loc::new(&curve.file, cell.line, 5)
 }
 

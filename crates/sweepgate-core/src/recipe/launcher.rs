@@ -28,7 +28,7 @@ impl Scenario {
     }
 
     /// `SCENARIO_SUBDIR` as the workflow sets it.
-    pub fn subdir(self) -> &'static str {
+    pub(crate) fn subdir(self) -> &'static str {
         match self {
             Self::FixedSeqLen => "fixed_seq_len/",
             Self::AgenticCoding => "agentic/",
@@ -373,7 +373,7 @@ impl LabelResolution {
 }
 
 /// SKU of a runner label: drop `cluster:`, cut at the first `-` (§0.4.4).
-pub fn sku_of(label: &str) -> &str {
+pub(crate) fn sku_of(label: &str) -> &str {
     let l = label.strip_prefix("cluster:").unwrap_or(label);
     l.split('-').next().unwrap_or(l)
 }
@@ -392,7 +392,7 @@ fn strip_override(given: &str) -> &str {
 }
 
 impl LauncherTable {
-    pub fn rule(&self, launcher: &str) -> Option<&LauncherRule> {
+    pub(crate) fn rule(&self, launcher: &str) -> Option<&LauncherRule> {
         self.rules.iter().find(|r| r.name == launcher)
     }
 
@@ -400,7 +400,7 @@ impl LauncherTable {
     /// names from `runners.yaml`; a label missing there maps by its name
     /// (`cluster:mi325x-tw` → `mi325x-tw`) or else by SKU to every launcher
     /// of that SKU.
-    pub fn launchers_for_label(&self, label: &str, nodes: Option<&[String]>) -> Vec<String> {
+    pub(crate) fn launchers_for_label(&self, label: &str, nodes: Option<&[String]>) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         if let Some(nodes) = nodes {
             for n in nodes {
@@ -568,7 +568,7 @@ impl LauncherTable {
     }
 
     /// Where a `CONFIG_FILE` value lives in this repository.
-    pub fn recipe_ref(&self, given: &str, tree: &dyn Tree) -> RecipeRef {
+    pub(crate) fn recipe_ref(&self, given: &str, tree: &dyn Tree) -> RecipeRef {
         let path = strip_override(given.trim());
         let (spelling, local_path) = if let Some(rest) = path.strip_prefix("recipes/") {
             (

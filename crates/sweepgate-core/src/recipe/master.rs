@@ -19,7 +19,7 @@ use super::{Loc, ParseError};
 
 /// The YAML layer shared by the master and runner parsers: a generic node
 /// tree with positions, read by serde-saphyr with YAML 1.1-like scalars.
-pub mod yaml {
+pub(crate) mod yaml {
     use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde_saphyr::Spanned;
     use std::fmt;
@@ -34,14 +34,14 @@ pub mod yaml {
     }
 
     impl Pos {
-        pub fn loc(self, file: &str) -> Loc {
+        pub(crate) fn loc(self, file: &str) -> Loc {
             Loc::new(file, self.line as usize, self.column as usize)
         }
     }
 
     /// One YAML node with the position where it is referenced.
     #[derive(Debug, Clone, PartialEq)]
-    pub struct Node {
+    pub(crate) struct Node {
         pub pos: Pos,
         pub value: Value,
     }
@@ -50,7 +50,7 @@ pub mod yaml {
     /// repeated in one mapping keeps the first position and the last value,
     /// as PyYAML does.
     #[derive(Debug, Clone, PartialEq)]
-    pub enum Value {
+    pub(crate) enum Value {
         Null,
         Bool(bool),
         Int(i64),
@@ -62,7 +62,7 @@ pub mod yaml {
 
     impl Value {
         /// The Python type name the reference would print for this value.
-        pub fn py_type(&self) -> &'static str {
+        pub(crate) fn py_type(&self) -> &'static str {
             match self {
                 Value::Null => "NoneType",
                 Value::Bool(_) => "bool",
@@ -75,7 +75,7 @@ pub mod yaml {
         }
 
         /// Python truthiness.
-        pub fn truthy(&self) -> bool {
+        pub(crate) fn truthy(&self) -> bool {
             match self {
                 Value::Null => false,
                 Value::Bool(b) => *b,
@@ -87,7 +87,7 @@ pub mod yaml {
             }
         }
 
-        pub fn as_str(&self) -> Option<&str> {
+        pub(crate) fn as_str(&self) -> Option<&str> {
             match self {
                 Value::Str(s) => Some(s),
                 _ => None,
@@ -95,7 +95,7 @@ pub mod yaml {
         }
 
         /// The value as JSON, as the reference's `json.dumps` would print it.
-        pub fn to_json(&self) -> serde_json::Value {
+        pub(crate) fn to_json(&self) -> serde_json::Value {
             match self {
                 Value::Null => serde_json::Value::Null,
                 Value::Bool(b) => serde_json::Value::Bool(*b),
@@ -119,7 +119,7 @@ pub mod yaml {
     }
 
     /// The text of a mapping key (non-string keys as Python's `str()`).
-    pub fn key_text(v: &Value) -> String {
+    pub(crate) fn key_text(v: &Value) -> String {
         match v {
             Value::Str(s) => s.clone(),
             Value::Null => "None".to_string(),
@@ -235,7 +235,7 @@ pub mod yaml {
 
     /// Parses one YAML document. An empty document (only whitespace and
     /// comments) is `Value::Null`, as with PyYAML.
-    pub fn parse(file: &str, bytes: &[u8]) -> Result<Node, ParseError> {
+    pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, ParseError> {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             let (line, column) = line_col(bytes, e.valid_up_to());
             ParseError::new(
@@ -277,7 +277,7 @@ pub mod yaml {
     }
 }
 
-pub use yaml::Pos;
+pub(crate) use yaml::Pos;
 use yaml::{Node, Value};
 
 /// A value with the position of its YAML node.
@@ -318,14 +318,6 @@ impl RawMap {
         }
         canonical.push('}');
         Self { entries, canonical }
-    }
-
-    pub fn get(&self, key: &str) -> Option<&serde_json::Value> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::Value::Object(self.entries.iter().cloned().collect())
     }
 }
 
@@ -386,7 +378,7 @@ pub enum SpecDecoding {
 }
 
 impl SpecDecoding {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             SpecDecoding::Mtp => "mtp",
             SpecDecoding::DraftModel => "draft_model",
@@ -403,7 +395,7 @@ pub enum KvOffloading {
 }
 
 impl KvOffloading {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             KvOffloading::None => "none",
             KvOffloading::Dram => "dram",
@@ -451,13 +443,10 @@ pub struct Worker {
 }
 
 impl Worker {
-    pub fn pp(&self) -> i64 {
+    pub(crate) fn pp(&self) -> i64 {
         self.pp.as_ref().map_or(1, |v| v.value)
     }
-    pub fn dcp_size(&self) -> i64 {
-        self.dcp_size.as_ref().map_or(1, |v| v.value)
-    }
-    pub fn pcp_size(&self) -> i64 {
+    pub(crate) fn pcp_size(&self) -> i64 {
         self.pcp_size.as_ref().map_or(1, |v| v.value)
     }
 }
@@ -472,13 +461,13 @@ pub enum ListField<T> {
 
 impl<T> ListField<T> {
     /// The elements, treating absent and null as empty.
-    pub fn items(&self) -> &[T] {
+    pub(crate) fn items(&self) -> &[T] {
         match self {
             ListField::List(_, v) => v,
             _ => &[],
         }
     }
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         matches!(self, ListField::Null(_))
     }
 }
@@ -528,28 +517,28 @@ pub struct SearchEntry {
 }
 
 impl SearchEntry {
-    pub fn pp(&self) -> i64 {
+    pub(crate) fn pp(&self) -> i64 {
         self.pp.as_ref().map_or(1, |v| v.value)
     }
-    pub fn dcp_size(&self) -> i64 {
+    pub(crate) fn dcp_size(&self) -> i64 {
         self.dcp_size.as_ref().map_or(1, |v| v.value)
     }
-    pub fn pcp_size(&self) -> i64 {
+    pub(crate) fn pcp_size(&self) -> i64 {
         self.pcp_size.as_ref().map_or(1, |v| v.value)
     }
-    pub fn ep(&self) -> i64 {
+    pub(crate) fn ep(&self) -> i64 {
         self.ep.as_ref().map_or(1, |v| v.value)
     }
-    pub fn dp_attn(&self) -> bool {
+    pub(crate) fn dp_attn(&self) -> bool {
         self.dp_attn.as_ref().is_some_and(|v| v.value)
     }
-    pub fn spec_decoding(&self) -> SpecDecoding {
+    pub(crate) fn spec_decoding(&self) -> SpecDecoding {
         self.spec_decoding
             .as_ref()
             .map_or(SpecDecoding::None, |v| v.value)
     }
     /// The non-empty `conc-list`, if any (the form most paths use).
-    pub fn nonempty_conc_list(&self) -> Option<&[i64]> {
+    pub(crate) fn nonempty_conc_list(&self) -> Option<&[i64]> {
         match &self.conc_list {
             Some(At { value: Some(v), .. }) if !v.is_empty() => Some(v),
             _ => None,
@@ -600,7 +589,7 @@ impl MasterEntry {
         self.disagg.as_ref().is_some_and(|d| d.value)
     }
     /// Every search-space entry, fixed blocks first.
-    pub fn search_entries(&self) -> impl Iterator<Item = &SearchEntry> {
+    pub(crate) fn search_entries(&self) -> impl Iterator<Item = &SearchEntry> {
         self.scenarios
             .fixed_seq_len
             .items()
@@ -630,11 +619,9 @@ impl MasterConfig {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.key.as_str())
     }
-    pub fn len(&self) -> usize {
+    /// Number of config keys.
+    pub fn key_count(&self) -> usize {
         self.entries.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
     /// Number of search-space entries over all entries and blocks.
     pub fn search_entry_count(&self) -> usize {
@@ -647,7 +634,7 @@ impl MasterConfig {
 
 /// One top-level key of a master file, not yet validated.
 #[derive(Debug, Clone)]
-pub struct RawEntry {
+pub(crate) struct RawEntry {
     pub file: Arc<str>,
     pub key: String,
     pub pos: Pos,
@@ -656,14 +643,14 @@ pub struct RawEntry {
 
 /// Master files read and merged but not yet validated.
 #[derive(Debug, Clone, Default)]
-pub struct MasterDocument {
+pub(crate) struct MasterDocument {
     pub entries: Vec<RawEntry>,
     index: HashMap<String, usize>,
 }
 
 /// Reads one master file: YAML syntax, a top-level mapping, string keys
 /// without `*`. Messages are the reference's.
-pub fn parse_document(file: &str, bytes: &[u8]) -> Result<MasterDocument, ParseError> {
+pub(crate) fn parse_document(file: &str, bytes: &[u8]) -> Result<MasterDocument, ParseError> {
     let root = yaml::parse(file, bytes)?;
     let Value::Map(pairs) = root.value else {
         return Err(ParseError::new(
@@ -702,7 +689,7 @@ pub fn parse_document(file: &str, bytes: &[u8]) -> Result<MasterDocument, ParseE
 
 impl MasterDocument {
     /// Appends the keys of another file; fails if any is already present.
-    pub fn merge(&mut self, other: MasterDocument) -> Result<(), ParseError> {
+    pub(crate) fn merge(&mut self, other: MasterDocument) -> Result<(), ParseError> {
         let mut dups: Vec<&RawEntry> = other
             .entries
             .iter()
@@ -730,7 +717,7 @@ impl MasterDocument {
 
     /// Validates every entry in merged order; the first invalid entry stops
     /// with "Master config entry '<key>' failed validation:" and its issues.
-    pub fn validate(&self) -> Result<MasterConfig, ParseError> {
+    pub(crate) fn validate(&self) -> Result<MasterConfig, ParseError> {
         let mut out = MasterConfig::default();
         for raw in &self.entries {
             let entry = validate_entry(raw).map_err(|issues| entry_error(raw, &issues))?;
@@ -759,7 +746,7 @@ pub fn parse_many<'a>(
 
 /// One schema violation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Issue {
+pub(crate) struct Issue {
     pub pos: Pos,
     /// Dotted field path inside the entry, e.g. `scenarios.fixed-seq-len.0.search-space.2.tp`.
     pub path: String,

@@ -9,7 +9,7 @@ pub mod master;
 pub mod models_md;
 pub mod runners;
 pub mod script;
-pub mod srt;
+pub(crate) mod srt;
 pub mod thresholds;
 pub mod waiver;
 
@@ -24,7 +24,7 @@ pub struct Loc {
 }
 
 impl Loc {
-    pub fn new(file: impl Into<String>, line: usize, column: usize) -> Self {
+    pub(crate) fn new(file: impl Into<String>, line: usize, column: usize) -> Self {
         Self {
             file: file.into(),
             line,
@@ -48,7 +48,7 @@ pub struct ParseError {
 }
 
 impl ParseError {
-    pub fn new(loc: Loc, message: impl Into<String>) -> Self {
+    pub(crate) fn new(loc: Loc, message: impl Into<String>) -> Self {
         Self {
             loc,
             message: message.into(),

@@ -23,7 +23,7 @@ pub enum Scenario {
 
 impl Scenario {
     /// Reads "Agentic coding", "Single-turn 8k1k", "8k1k", "1k8k", ….
-    pub fn parse(text: &str) -> Option<Scenario> {
+    pub(crate) fn parse(text: &str) -> Option<Scenario> {
         let t = text.trim().trim_matches('*').trim();
         let lower = t.to_ascii_lowercase();
         if lower.starts_with("agentic coding") || lower == "agentic-coding" {
@@ -39,12 +39,14 @@ impl Scenario {
     }
 
     /// `8192/1024` is 8k1k and so on.
-    pub fn from_isl_osl(isl: u32, osl: u32) -> Scenario {
+    #[cfg(test)]
+    fn from_isl_osl(isl: u32, osl: u32) -> Scenario {
         Scenario::Fixed { isl, osl }
     }
 
     /// "Single-turn 8k1k" / "Agentic coding".
-    pub fn name(&self) -> String {
+    #[cfg(test)]
+    fn name(&self) -> String {
         match *self {
             Scenario::AgenticCoding => "Agentic coding".to_owned(),
             Scenario::Fixed { isl, osl } if isl % 1024 == 0 && osl % 1024 == 0 => {
@@ -116,7 +118,7 @@ pub struct Deprecation {
 impl Deprecation {
     /// In force on `on` (enacted or not: callers decide what "not yet
     /// enacted" means for them).
-    pub fn in_force(&self, on: NaiveDate) -> bool {
+    pub(crate) fn in_force(&self, on: NaiveDate) -> bool {
         self.effective.is_none_or(|d| d <= on)
     }
 

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::ParseError;
 use super::master::At;
 use super::master::yaml::{self, Node, Pos, Value};
-use super::{Loc, ParseError};
 
 /// One label and its runner names, in file order.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,13 +44,13 @@ impl RunnerConfig {
         self.hardware_index.get(key).map(|&i| &self.hardware[i])
     }
     /// Label names sorted (code-point order, as Python's `sorted`).
-    pub fn sorted_label_names(&self) -> Vec<&str> {
+    pub(crate) fn sorted_label_names(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.labels.iter().map(|l| l.name.as_str()).collect();
         v.sort_unstable();
         v
     }
     /// Hardware keys sorted.
-    pub fn sorted_hardware_keys(&self) -> Vec<&str> {
+    pub(crate) fn sorted_hardware_keys(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.hardware.iter().map(|h| h.key.as_str()).collect();
         v.sort_unstable();
         v
@@ -65,9 +65,6 @@ impl RunnerConfig {
             }
         }
         out
-    }
-    pub fn loc(&self, pos: Pos) -> Loc {
-        pos.loc(&self.file)
     }
 }
 

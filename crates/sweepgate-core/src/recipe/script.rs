@@ -104,7 +104,7 @@ pub struct Arm {
 }
 
 /// The arms enclosing a fact, outermost first. Empty: top level.
-pub type Branch = Vec<Arm>;
+pub(crate) type Branch = Vec<Arm>;
 
 /// Two facts can never both run in one execution: they sit in different
 /// arms of the same `if`/`case`.
@@ -142,7 +142,7 @@ pub struct Flag {
 
 impl Flag {
     /// The name without leading dashes.
-    pub fn key(&self) -> &str {
+    pub(crate) fn key(&self) -> &str {
         self.name.trim_start_matches('-')
     }
 
@@ -457,7 +457,7 @@ impl SourceRewrite {
 }
 
 /// Installed engine sources (verifier-checks Check 10 detection, item 2).
-pub fn is_engine_path(text: &str) -> bool {
+pub(crate) fn is_engine_path(text: &str) -> bool {
     const ENGINES: [&str; 8] = [
         "vllm",
         "sglang",
@@ -550,7 +550,7 @@ impl ScriptFacts {
     }
 
     /// Every variable named by `check_env_vars`.
-    pub fn required_vars(&self) -> BTreeSet<&str> {
+    pub(crate) fn required_vars(&self) -> BTreeSet<&str> {
         self.required
             .iter()
             .flat_map(|r| r.names.iter().map(String::as_str))
@@ -563,21 +563,11 @@ impl ScriptFacts {
             .any(|r| r.names.iter().any(|n| n == name))
     }
 
-    /// Names assigned anywhere (`NAME=`, `NAME+=`, `NAME=(`, `local`, `for NAME`).
-    pub fn assigned_vars(&self) -> BTreeSet<&str> {
-        self.assignments.iter().map(|a| a.name.as_str()).collect()
-    }
-
-    /// Names expanded anywhere (`$NAME`, `${NAME…}`, arithmetic, `[[ -v NAME ]]`).
-    pub fn expanded_vars(&self) -> BTreeSet<&str> {
-        self.expansions.iter().map(|e| e.name.as_str()).collect()
-    }
-
     pub fn is_expanded(&self, name: &str) -> bool {
         self.expansions.iter().any(|e| e.name == name)
     }
 
-    pub fn is_exported(&self, name: &str) -> bool {
+    pub(crate) fn is_exported(&self, name: &str) -> bool {
         self.env
             .iter()
             .any(|e| e.name == name && matches!(e.kind, EnvKind::Export | EnvKind::Declare))
@@ -614,7 +604,7 @@ impl ScriptFacts {
     }
 
     /// Every assignment of `name` that can be in effect in `branch` before `line`.
-    pub fn candidates(&self, name: &str, line: usize, branch: &[Arm]) -> Vec<&Assignment> {
+    pub(crate) fn candidates(&self, name: &str, line: usize, branch: &[Arm]) -> Vec<&Assignment> {
         self.assignments
             .iter()
             .filter(|a| a.name == name && a.line <= line && !exclusive(&a.branch, branch))
@@ -2351,7 +2341,7 @@ fn contains_hex40(s: &str) -> bool {
 }
 
 /// Classify one requirement spec (verifier-checks L12).
-pub fn classify_requirement(w: &Word) -> Requirement {
+pub(crate) fn classify_requirement(w: &Word) -> Requirement {
     let spec = w.text.trim().to_string();
     let mk = |kind, name: Option<String>| Requirement {
         spec: spec.clone(),

@@ -53,7 +53,7 @@ pub struct Located<T> {
 
 impl YamlNode {
     /// The value of `key` in a mapping.
-    pub fn get(&self, key: &str) -> Option<&YamlNode> {
+    pub(crate) fn get(&self, key: &str) -> Option<&YamlNode> {
         match &self.value {
             Yaml::Map(entries) => entries.iter().find(|(k, _)| k.value == key).map(|(_, v)| v),
             _ => None,
@@ -61,18 +61,11 @@ impl YamlNode {
     }
 
     /// Follow a path of mapping keys.
-    pub fn at(&self, path: &[&str]) -> Option<&YamlNode> {
+    pub(crate) fn at(&self, path: &[&str]) -> Option<&YamlNode> {
         path.iter().try_fold(self, |n, k| n.get(k))
     }
 
-    pub fn as_str(&self) -> Option<&str> {
-        match &self.value {
-            Yaml::Str(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         match &self.value {
             Yaml::Bool(b) => Some(*b),
             Yaml::Str(s) if s == "true" || s == "false" => Some(s == "true"),
@@ -80,7 +73,7 @@ impl YamlNode {
         }
     }
 
-    pub fn entries(&self) -> &[(Located<String>, YamlNode)] {
+    pub(crate) fn entries(&self) -> &[(Located<String>, YamlNode)] {
         match &self.value {
             Yaml::Map(e) => e,
             _ => &[],
@@ -89,7 +82,7 @@ impl YamlNode {
 
     /// A scalar as text (`'1.49'` → `1.49`, `3` → `3`, `true` → `true`);
     /// collections render as compact JSON-like text.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.to_string()
     }
 
@@ -280,7 +273,7 @@ pub struct Setting {
 }
 
 impl Setting {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.value.text()
     }
 }
@@ -298,11 +291,11 @@ pub struct RoleFacts {
 }
 
 impl RoleFacts {
-    pub fn env(&self, name: &str) -> Option<&Setting> {
+    pub(crate) fn env(&self, name: &str) -> Option<&Setting> {
         self.env.iter().find(|s| s.key == name)
     }
 
-    pub fn arg(&self, key: &str) -> Option<&Setting> {
+    pub(crate) fn arg(&self, key: &str) -> Option<&Setting> {
         self.args.iter().find(|s| s.key == key)
     }
 }
@@ -344,19 +337,19 @@ pub struct SrtRecipe {
 }
 
 impl SrtRecipe {
-    pub fn role(&self, role: Role) -> Option<&RoleFacts> {
+    pub(crate) fn role(&self, role: Role) -> Option<&RoleFacts> {
         self.roles.iter().find(|r| r.role == role)
     }
 
     /// The decode role, else the aggregated one: where K and the simulated
     /// acceptance count (verifier-checks §1.3 step 4).
-    pub fn serving_role(&self) -> Option<&RoleFacts> {
+    pub(crate) fn serving_role(&self) -> Option<&RoleFacts> {
         self.role(Role::Decode)
             .or_else(|| self.role(Role::Aggregated))
     }
 
     /// Every role's setting of an env var, with the role.
-    pub fn env_everywhere(&self, name: &str) -> Vec<(Role, &Setting)> {
+    pub(crate) fn env_everywhere(&self, name: &str) -> Vec<(Role, &Setting)> {
         self.roles
             .iter()
             .filter_map(|r| r.env(name).map(|s| (r.role, s)))
@@ -364,20 +357,16 @@ impl SrtRecipe {
     }
 
     /// Every role's setting of an argument, with the role.
-    pub fn arg_everywhere(&self, key: &str) -> Vec<(Role, &Setting)> {
+    pub(crate) fn arg_everywhere(&self, key: &str) -> Vec<(Role, &Setting)> {
         self.roles
             .iter()
             .filter_map(|r| r.arg(key).map(|s| (r.role, s)))
             .collect()
     }
-
-    pub fn loc(&self, line: usize) -> Loc {
-        Loc::new(self.path.clone(), line, 1)
-    }
 }
 
 /// Parse one recipe.
-pub fn parse_recipe(path: &str, bytes: &[u8]) -> Result<SrtRecipe, ParseError> {
+pub(crate) fn parse_recipe(path: &str, bytes: &[u8]) -> Result<SrtRecipe, ParseError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| ParseError::new(Loc::new(path, 1, 1), format!("not UTF-8: {e}")))?;
     let root: YamlNode = serde_saphyr::from_str(text).map_err(|e| {

@@ -7,7 +7,7 @@ use super::changelog::yaml::{self, Node};
 use super::{Loc, ParseError};
 
 /// The CLI fallback of `validate_scores.py` when neither table has the task.
-pub const CLI_FALLBACK: f64 = 0.85;
+pub(crate) const CLI_FALLBACK: f64 = 0.85;
 
 /// One threshold value and where it is written.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +77,7 @@ impl Thresholds {
 
 /// Whether an lm-eval metric name counts against the bar: every
 /// `exact_match,<filter>` that is not a stderr.
-pub fn metric_counts(name: &str) -> bool {
+pub(crate) fn metric_counts(name: &str) -> bool {
     name.starts_with("exact_match,") && !name.contains("stderr")
 }
 

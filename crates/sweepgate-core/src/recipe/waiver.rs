@@ -6,7 +6,7 @@
 use super::{Loc, ParseError};
 
 /// The sections a waiver must have, in order.
-pub const SECTIONS: [&str; 5] = [
+pub(crate) const SECTIONS: [&str; 5] = [
     "Config covered",
     "What is patched",
     "Why the unmodified upstream image cannot run this benchmark",

@@ -14,10 +14,10 @@ use serde::Deserialize;
 pub const TRIGGER_PHRASE: &str = "As a PR reviewer and CODEOWNER";
 
 /// The placeholder of an empty detail section.
-pub const DETAIL_PLACEHOLDER: &str = "insert any additional info here";
+pub(crate) const DETAIL_PLACEHOLDER: &str = "insert any additional info here";
 
 /// The placeholder of an unsigned template.
-pub const SIGNED_PLACEHOLDER: &str = "FILL_IN_GITHUB_USERNAME";
+pub(crate) const SIGNED_PLACEHOLDER: &str = "FILL_IN_GITHUB_USERNAME";
 
 pub fn is_signoff(body: &str) -> bool {
     body.contains(TRIGGER_PHRASE)
@@ -25,7 +25,7 @@ pub fn is_signoff(body: &str) -> bool {
 
 /// One checkbox item.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
+pub(crate) struct Item {
     /// The text after the checkbox, as written.
     pub text: String,
     pub checked: bool,
@@ -37,7 +37,7 @@ pub struct Item {
 
 impl Item {
     /// Short form for messages: the first words, links removed.
-    pub fn short(&self) -> String {
+    pub(crate) fn short(&self) -> String {
         let words: Vec<String> = normalize(&self.text)
             .split_whitespace()
             .take(8)
@@ -49,24 +49,24 @@ impl Item {
 
 /// Template of the target repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template {
+pub(crate) struct Template {
     pub file: String,
     pub items: Vec<Item>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TemplateError {
+pub(crate) enum TemplateError {
     #[error("{file}: no `## Template` section")]
-    NoSection { file: String },
+    NoTemplateSection { file: String },
     #[error("{file}:{line}: the `## Template` section has no fenced block")]
-    NoFence { file: String, line: usize },
+    UnfencedTemplate { file: String, line: usize },
     #[error("{file}:{line}: the template has no checkbox items")]
-    NoItems { file: String, line: usize },
+    EmptyTemplate { file: String, line: usize },
 }
 
 /// Checkbox items of `text`: lines `- [ ]`, `- [x]`, `- [X]` (also `*`),
 /// any indent; `first_line` is the line number of `text`'s first line.
-pub fn checkbox_items(text: &str, first_line: usize) -> Vec<Item> {
+pub(crate) fn checkbox_items(text: &str, first_line: usize) -> Vec<Item> {
     let mut out = Vec::new();
     for (i, l) in text.lines().enumerate() {
         let trimmed = l.trim_start();
@@ -99,19 +99,19 @@ pub fn checkbox_items(text: &str, first_line: usize) -> Vec<Item> {
 }
 
 /// Reads the template: the first fenced block after `## Template`.
-pub fn parse_template(file: &str, text: &str) -> Result<Template, TemplateError> {
+pub(crate) fn parse_template(file: &str, text: &str) -> Result<Template, TemplateError> {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines
         .iter()
         .position(|l| l.trim().eq_ignore_ascii_case("## template"))
-        .ok_or_else(|| TemplateError::NoSection {
+        .ok_or_else(|| TemplateError::NoTemplateSection {
             file: file.to_owned(),
         })?;
     let open = lines[start + 1..]
         .iter()
         .position(|l| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~"))
         .map(|p| p + start + 1)
-        .ok_or_else(|| TemplateError::NoFence {
+        .ok_or_else(|| TemplateError::UnfencedTemplate {
             file: file.to_owned(),
             line: start + 1,
         })?;
@@ -123,7 +123,7 @@ pub fn parse_template(file: &str, text: &str) -> Result<Template, TemplateError>
     let block = lines[open + 1..close].join("\n");
     let items = checkbox_items(&block, open + 2);
     if items.is_empty() {
-        return Err(TemplateError::NoItems {
+        return Err(TemplateError::EmptyTemplate {
             file: file.to_owned(),
             line: open + 1,
         });
@@ -173,7 +173,7 @@ pub fn signed_name(body: &str) -> Option<String> {
 }
 
 /// Lowercase, links reduced to their text, punctuation removed.
-pub fn normalize(text: &str) -> String {
+pub(crate) fn normalize(text: &str) -> String {
     // [text](url) → text; bare URLs kept as words.
     let mut s = String::with_capacity(text.len());
     let mut rest = text;
@@ -212,7 +212,7 @@ const STOP: [&str; 40] = [
 ];
 
 /// Content words of a text.
-pub fn content_words(text: &str) -> std::collections::BTreeSet<String> {
+pub(crate) fn content_words(text: &str) -> std::collections::BTreeSet<String> {
     normalize(text)
         .split_whitespace()
         .filter(|w| !STOP.contains(w))
@@ -221,7 +221,7 @@ pub fn content_words(text: &str) -> std::collections::BTreeSet<String> {
 }
 
 /// Jaccard similarity of the content words.
-pub fn similarity(a: &str, b: &str) -> f64 {
+pub(crate) fn similarity(a: &str, b: &str) -> f64 {
     let (x, y) = (content_words(a), content_words(b));
     if x.is_empty() && y.is_empty() {
         return 1.0;
@@ -233,7 +233,7 @@ pub fn similarity(a: &str, b: &str) -> f64 {
 
 /// How a sign-off's checklist compares with the template.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ChecklistMatch {
+pub(crate) struct ChecklistMatch {
     /// Per template item: the sign-off item matched to it (index), if any.
     pub matched: Vec<Option<usize>>,
     /// Sign-off items.
@@ -242,7 +242,7 @@ pub struct ChecklistMatch {
 
 impl ChecklistMatch {
     /// Template items with no counterpart in the sign-off.
-    pub fn missing<'a>(&self, t: &'a Template) -> Vec<&'a Item> {
+    pub(crate) fn missing<'a>(&self, t: &'a Template) -> Vec<&'a Item> {
         t.items
             .iter()
             .zip(&self.matched)
@@ -251,7 +251,7 @@ impl ChecklistMatch {
             .collect()
     }
     /// Template items present but unchecked.
-    pub fn unchecked<'a>(&self, t: &'a Template) -> Vec<&'a Item> {
+    pub(crate) fn unchecked<'a>(&self, t: &'a Template) -> Vec<&'a Item> {
         t.items
             .iter()
             .zip(&self.matched)
@@ -263,7 +263,7 @@ impl ChecklistMatch {
 
 /// Matches each template item to the most similar unused sign-off item at
 /// or above `threshold`.
-pub fn match_checklist(t: &Template, body: &str, threshold: f64) -> ChecklistMatch {
+pub(crate) fn match_checklist(t: &Template, body: &str, threshold: f64) -> ChecklistMatch {
     let signed = checkbox_items(body, 1);
     let mut used = vec![false; signed.len()];
     let mut matched = Vec::with_capacity(t.items.len());
@@ -289,7 +289,7 @@ pub fn match_checklist(t: &Template, body: &str, threshold: f64) -> ChecklistMat
 /// What sweepgate knows about one template item.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct KnownItem {
+pub(crate) struct KnownItem {
     /// A phrase of the item (lowercase, links and punctuation removed).
     pub anchor: String,
     /// Checks the item corresponds to.
@@ -304,17 +304,17 @@ struct KnownItems {
 }
 
 /// The built-in item table (`checklist/items.toml`).
-pub const KNOWN_ITEMS_TOML: &str = include_str!("../../../../checklist/items.toml");
+pub(crate) const KNOWN_ITEMS_TOML: &str = include_str!("../../../../checklist/items.toml");
 
 /// Parses an item table.
-pub fn known_items(toml_text: &str) -> Result<Vec<KnownItem>, String> {
+pub(crate) fn known_items(toml_text: &str) -> Result<Vec<KnownItem>, String> {
     toml::from_str::<KnownItems>(toml_text)
         .map(|k| k.item)
         .map_err(|e| e.to_string())
 }
 
 /// The checks a template item maps to, from the table (by anchor).
-pub fn checks_for(item: &Item, known: &[KnownItem]) -> Vec<u8> {
+pub(crate) fn checks_for(item: &Item, known: &[KnownItem]) -> Vec<u8> {
     let n = normalize(&item.text);
     known
         .iter()
@@ -341,7 +341,7 @@ mod tests {
     fn missing_template_section_is_an_error() {
         assert!(matches!(
             parse_template("c.md", "# nothing"),
-            Err(TemplateError::NoSection { .. })
+            Err(TemplateError::NoTemplateSection { .. })
         ));
     }
 

@@ -4,7 +4,7 @@ use crate::recipe::changelog::{Entry, ScenarioType, key_matches};
 use crate::recipe::master::MasterConfig;
 
 /// `8192` → `8k`, `1024` → `1k`; other lengths as written.
-pub fn seq_len_name(n: i64) -> String {
+pub(crate) fn seq_len_name(n: i64) -> String {
     if n > 0 && n % 1024 == 0 {
         format!("{}k", n / 1024)
     } else {
@@ -13,7 +13,7 @@ pub fn seq_len_name(n: i64) -> String {
 }
 
 /// The SKU of a runner label: `cluster:b300-nv` → `b300`, `h200` → `h200`.
-pub fn sku_of(runner: &str) -> &str {
+pub(crate) fn sku_of(runner: &str) -> &str {
     let r = runner.strip_prefix("cluster:").unwrap_or(runner);
     r.split(['-', '_']).next().unwrap_or(r)
 }

@@ -42,12 +42,12 @@ pub fn label_flags(primary: &str, modifiers: &[String]) -> LabelFlags {
 }
 
 /// Whether the primary label runs the canary first.
-pub fn canary(primary: &str) -> bool {
+pub(crate) fn canary(primary: &str) -> bool {
     !primary.starts_with("non-canary") && !primary.ends_with("no-canary")
 }
 
 /// Whether a family stops at its first failure.
-pub fn fail_fast(primary: &str) -> bool {
+pub(crate) fn fail_fast(primary: &str) -> bool {
     primary.contains("fail-fast")
 }
 

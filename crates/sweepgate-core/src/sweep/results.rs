@@ -27,7 +27,7 @@ pub enum Canary {
 /// The family of a matrix job: the caller prefix before ` / ` (`single-node
 /// 8k1k`, `agentic`, `eval`, `canary`…). Jobs without one are the run's own
 /// plumbing (`setup`, `check-changelog`) and are not counted.
-pub fn family_of(job_name: &str) -> Option<&str> {
+pub(crate) fn family_of(job_name: &str) -> Option<&str> {
     let (prefix, _) = job_name.split_once(" / ")?;
     let prefix = prefix.trim();
     (!prefix.is_empty()).then_some(prefix)

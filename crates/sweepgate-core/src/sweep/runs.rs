@@ -149,7 +149,7 @@ impl fmt::Display for Rejection {
 }
 
 /// The full-sweep primary labels (every primary label but the trimmed one).
-pub fn full_sweep_labels(cfg: &RepoConfig) -> impl Iterator<Item = &str> {
+pub(crate) fn full_sweep_labels(cfg: &RepoConfig) -> impl Iterator<Item = &str> {
     cfg.labels
         .primary
         .iter()

@@ -14,7 +14,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
-pub fn routes(r: Router<Sh>) -> Router<Sh> {
+pub(crate) fn routes(r: Router<Sh>) -> Router<Sh> {
     r.route(
         "/repos/{owner}/{repo}/actions/workflows",
         get(list_workflows),

@@ -10,7 +10,7 @@ use base64::Engine;
 use rand::Rng;
 use serde_json::{Value, json};
 
-pub fn routes(r: Router<Sh>) -> Router<Sh> {
+pub(crate) fn routes(r: Router<Sh>) -> Router<Sh> {
     r.route("/app", get(get_app))
         .route("/app/installations", get(list_installations))
         .route(
@@ -39,7 +39,7 @@ pub fn routes(r: Router<Sh>) -> Router<Sh> {
 /// Checks what GitHub checks of an app JWT without the public key: three
 /// base64url parts, `alg` RS256, `iss` equal to the app id, `iat`/`exp`
 /// numeric, not expired, and at most ten minutes long.
-pub fn verify_jwt(token: &str, app_id: u64) -> Result<(), String> {
+pub(crate) fn verify_jwt(token: &str, app_id: u64) -> Result<(), String> {
     let undecodable = || "A JSON web token could not be decoded".to_string();
     let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
     let mut parts = token.split('.');

@@ -10,7 +10,7 @@ use axum::response::IntoResponse;
 use axum::routing::{delete, get};
 use serde_json::{Value, json};
 
-pub fn routes(r: Router<Sh>) -> Router<Sh> {
+pub(crate) fn routes(r: Router<Sh>) -> Router<Sh> {
     r.route("/repos/{owner}/{repo}/issues/{number}", get(get_issue))
         .route(
             "/repos/{owner}/{repo}/issues/{number}/comments",

@@ -23,8 +23,8 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-pub type Sh = Arc<Shared>;
-pub type ApiResult = Result<Response, SandboxError>;
+pub(crate) type Sh = Arc<Shared>;
+pub(crate) type ApiResult = Result<Response, SandboxError>;
 
 const DOCS: &str = "https://docs.github.com/rest";
 
@@ -45,7 +45,7 @@ impl IntoResponse for SandboxError {
 
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Caller {
+pub(crate) enum Caller {
     /// A valid app JWT.
     App,
     /// An installation access token.
@@ -56,7 +56,7 @@ pub enum Caller {
 
 impl Caller {
     /// The login that authored what this caller creates.
-    pub fn login(&self, w: &World) -> String {
+    pub(crate) fn login(&self, w: &World) -> String {
         match self {
             Caller::User(l) => l.clone(),
             _ => w.settings.app.bot_login(),
@@ -65,7 +65,7 @@ impl Caller {
 }
 
 /// Everything a handler needs from the request head.
-pub struct Req {
+pub(crate) struct Req {
     pub caller: Caller,
     pub params: HashMap<String, String>,
     pub query: HashMap<String, String>,
@@ -74,25 +74,25 @@ pub struct Req {
 }
 
 impl Req {
-    pub fn param(&self, name: &str) -> &str {
+    pub(crate) fn param(&self, name: &str) -> &str {
         self.params
             .get(name)
             .map(String::as_str)
             .unwrap_or_default()
     }
     /// A numeric path parameter; anything else is a 404, as on GitHub.
-    pub fn num(&self, name: &str) -> Result<u64, SandboxError> {
+    pub(crate) fn num(&self, name: &str) -> Result<u64, SandboxError> {
         self.param(name)
             .parse()
             .map_err(|_| SandboxError::not_found())
     }
-    pub fn repo_key(&self) -> String {
+    pub(crate) fn repo_key(&self) -> String {
         World::repo_key(self.param("owner"), self.param("repo"))
     }
-    pub fn q(&self, name: &str) -> Option<&str> {
+    pub(crate) fn q(&self, name: &str) -> Option<&str> {
         self.query.get(name).map(String::as_str)
     }
-    pub fn accept(&self) -> &str {
+    pub(crate) fn accept(&self) -> &str {
         self.headers
             .get(header::ACCEPT)
             .and_then(|v| v.to_str().ok())
@@ -133,31 +133,31 @@ impl<S: Send + Sync> FromRequestParts<S> for Req {
 }
 
 /// Parses a JSON request body; GitHub answers 400 to anything else.
-pub fn parse_body(body: &Bytes) -> Result<Value, SandboxError> {
+pub(crate) fn parse_body(body: &Bytes) -> Result<Value, SandboxError> {
     if body.is_empty() {
         return Ok(json!({}));
     }
     serde_json::from_slice(body).map_err(|_| SandboxError::new(400, "Problems parsing JSON"))
 }
 
-pub fn json_response(status: StatusCode, v: Value) -> Response {
+pub(crate) fn json_response(status: StatusCode, v: Value) -> Response {
     (status, axum::Json(v)).into_response()
 }
 
-pub fn ok(v: Value) -> ApiResult {
+pub(crate) fn ok(v: Value) -> ApiResult {
     Ok(json_response(StatusCode::OK, v))
 }
 
-pub fn created(v: Value) -> ApiResult {
+pub(crate) fn created(v: Value) -> ApiResult {
     Ok(json_response(StatusCode::CREATED, v))
 }
 
-pub fn no_content() -> ApiResult {
+pub(crate) fn no_content() -> ApiResult {
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// `per_page` (default `default`, at most `max`) and 1-based `page`.
-pub fn page_params(req: &Req, default: usize, max: usize) -> (usize, usize) {
+pub(crate) fn page_params(req: &Req, default: usize, max: usize) -> (usize, usize) {
     let per_page = req
         .q("per_page")
         .and_then(|v| v.parse::<usize>().ok())
@@ -173,7 +173,7 @@ pub fn page_params(req: &Req, default: usize, max: usize) -> (usize, usize) {
 }
 
 /// One page of `items` and GitHub's `Link` header for the others.
-pub fn paginate(
+pub(crate) fn paginate(
     api_base: &str,
     req: &Req,
     items: Vec<Value>,
@@ -216,7 +216,7 @@ pub fn paginate(
     (slice, Some(links.join(", ")))
 }
 
-pub fn paged(items: Vec<Value>, link: Option<String>) -> ApiResult {
+pub(crate) fn paged(items: Vec<Value>, link: Option<String>) -> ApiResult {
     let mut resp = json_response(StatusCode::OK, Value::Array(items));
     if let Some(l) = link.and_then(|l| HeaderValue::from_str(&l).ok()) {
         resp.headers_mut().insert(header::LINK, l);
@@ -225,7 +225,12 @@ pub fn paged(items: Vec<Value>, link: Option<String>) -> ApiResult {
 }
 
 /// `{total_count, <key>: [...]}` lists (check runs, runs, jobs, artifacts).
-pub fn paged_object(key: &str, total: usize, items: Vec<Value>, link: Option<String>) -> ApiResult {
+pub(crate) fn paged_object(
+    key: &str,
+    total: usize,
+    items: Vec<Value>,
+    link: Option<String>,
+) -> ApiResult {
     let mut resp = json_response(StatusCode::OK, json!({ "total_count": total, key: items }));
     if let Some(l) = link.and_then(|l| HeaderValue::from_str(&l).ok()) {
         resp.headers_mut().insert(header::LINK, l);
@@ -233,7 +238,7 @@ pub fn paged_object(key: &str, total: usize, items: Vec<Value>, link: Option<Str
     Ok(resp)
 }
 
-pub fn router(shared: Sh) -> Router {
+pub(crate) fn router(shared: Sh) -> Router {
     let r = Router::new();
     let r = apps::routes(r);
     let r = repos::routes(r);

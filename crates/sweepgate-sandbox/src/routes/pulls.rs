@@ -10,7 +10,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use serde_json::Value;
 
-pub fn routes(r: Router<Sh>) -> Router<Sh> {
+pub(crate) fn routes(r: Router<Sh>) -> Router<Sh> {
     r.route("/repos/{owner}/{repo}/pulls", get(list_pulls))
         .route("/repos/{owner}/{repo}/pulls/{number}", get(get_pull))
         .route(
@@ -184,7 +184,7 @@ async fn create_review(State(s): State<Sh>, r: Req, body: Bytes) -> ApiResult {
 }
 
 /// What GitHub would show next to a login on this repository.
-pub fn association_for(w: &World, key: &str, login: &str) -> String {
+pub(crate) fn association_for(w: &World, key: &str, login: &str) -> String {
     let Ok(repo) = w.repo(key) else {
         return "NONE".into();
     };

@@ -12,7 +12,7 @@ use axum::routing::get;
 use base64::Engine;
 use serde_json::{Value, json};
 
-pub fn routes(r: Router<Sh>) -> Router<Sh> {
+pub(crate) fn routes(r: Router<Sh>) -> Router<Sh> {
     r.route("/repos/{owner}/{repo}", get(get_repo))
         .route("/repos/{owner}/{repo}/contents", get(get_contents))
         .route("/repos/{owner}/{repo}/contents/", get(get_contents))
@@ -388,7 +388,7 @@ async fn get_commit(State(s): State<Sh>, r: Req) -> ApiResult {
 }
 
 /// Full unified diff text (the `application/vnd.github.diff` media type).
-pub fn diff_text(files: &[crate::git::FileChange]) -> String {
+pub(crate) fn diff_text(files: &[crate::git::FileChange]) -> String {
     let mut out = String::new();
     for f in files {
         let old = f.previous_filename.as_deref().unwrap_or(&f.filename);

@@ -16,7 +16,7 @@ const SECRET: &str = "sweepgate-bench-secret";
 
 /// One constant-rate run.
 #[derive(Debug, Clone, Copy)]
-pub struct Load {
+pub(crate) struct Load {
     pub offered: f64,
     pub achieved: f64,
     pub p50: Duration,
@@ -27,13 +27,13 @@ pub struct Load {
 
 impl Load {
     /// Kept up with the offered rate, without errors, within the p99 budget.
-    pub fn sustained(&self, p99_budget: Duration) -> bool {
+    pub(crate) fn sustained(&self, p99_budget: Duration) -> bool {
         self.errors == 0 && self.achieved >= 0.95 * self.offered && self.p99 <= p99_budget
     }
 }
 
 /// A database for one back end and how to remove it.
-pub struct Db {
+pub(crate) struct Db {
     pub store: Store,
     pub label: String,
     /// The database's URL, for processes that open it themselves.
@@ -43,7 +43,7 @@ pub struct Db {
 }
 
 impl Db {
-    pub async fn sqlite() -> anyhow::Result<Db> {
+    pub(crate) async fn sqlite() -> anyhow::Result<Db> {
         let dir = tempfile::tempdir()?;
         let url = format!("sqlite:{}", dir.path().join("bench.db").display());
         // The documented default durability: WAL, synchronous=NORMAL.
@@ -60,7 +60,7 @@ impl Db {
 
     /// A fresh database on the PostgreSQL server at `admin`; `Err` with the
     /// reason when it is unreachable.
-    pub async fn postgres(admin: &str) -> anyhow::Result<Db> {
+    pub(crate) async fn postgres(admin: &str) -> anyhow::Result<Db> {
         let pool = tokio::time::timeout(
             Duration::from_secs(5),
             sqlx::postgres::PgPoolOptions::new()
@@ -91,7 +91,7 @@ impl Db {
         })
     }
 
-    pub async fn cleanup(self) {
+    pub(crate) async fn cleanup(self) {
         let Db { store, pg, .. } = self;
         drop(store);
         if let Some((admin, name)) = pg
@@ -110,14 +110,14 @@ impl Db {
 }
 
 /// A running intake server.
-pub struct Server {
+pub(crate) struct Server {
     pub url: String,
     stop: tokio::sync::oneshot::Sender<()>,
     done: tokio::task::JoinHandle<()>,
 }
 
 impl Server {
-    pub async fn start(store: Store) -> anyhow::Result<Server> {
+    pub(crate) async fn start(store: Store) -> anyhow::Result<Server> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let app = router(AppState::new(
@@ -140,20 +140,20 @@ impl Server {
         })
     }
 
-    pub async fn stop(self) {
+    pub(crate) async fn stop(self) {
         let _ = self.stop.send(());
         let _ = self.done.await;
     }
 }
 
 /// A real `issue_comment` delivery body.
-pub fn payload(fixtures: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+pub(crate) fn payload(fixtures: &std::path::Path) -> anyhow::Result<Vec<u8>> {
     let p = fixtures.join("../github/webhooks/issue_comment/created.payload.json");
     std::fs::read(&p).with_context(|| format!("reading {}", p.display()))
 }
 
 /// Sends deliveries at `rate` per second for `secs` and measures each.
-pub async fn run(url: &str, body: &[u8], rate: f64, secs: f64, tag: &str) -> Load {
+pub(crate) async fn run(url: &str, body: &[u8], rate: f64, secs: f64, tag: &str) -> Load {
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(256)
         .build()
@@ -221,7 +221,7 @@ pub async fn run(url: &str, body: &[u8], rate: f64, secs: f64, tag: &str) -> Loa
 
 /// What the acknowledgement benchmark reports for one back end.
 #[derive(Debug, Clone)]
-pub struct AckResult {
+pub(crate) struct AckResult {
     pub label: String,
     pub at_target: Load,
     /// Every step of the rate search, lowest first.
@@ -231,7 +231,7 @@ pub struct AckResult {
 }
 
 /// The 1,000/s run and the search for the highest sustained rate.
-pub async fn bench(
+pub(crate) async fn bench(
     db: &Db,
     body: &[u8],
     quick: bool,

@@ -19,7 +19,7 @@ const REPO: &str = "InferenceX";
 const MARKER: &str = "codeowner-signoff-verify";
 
 /// Each measured sign-off, in order.
-pub async fn bench(fx: &Fixtures, reps: usize) -> anyhow::Result<Vec<Duration>> {
+pub(crate) async fn bench(fx: &Fixtures, reps: usize) -> anyhow::Result<Vec<Duration>> {
     let dir = tempfile::tempdir()?;
     let (sandbox, base_url) = Sandbox::start_with(SandboxConfig {
         real_time: true,

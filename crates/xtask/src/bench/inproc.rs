@@ -11,7 +11,7 @@ use sweepgate_core::recipe::{changelog, master};
 
 /// Timings of repeated runs.
 #[derive(Debug, Clone, Copy)]
-pub struct Timing {
+pub(crate) struct Timing {
     pub median: Duration,
     pub min: Duration,
     pub runs: usize,
@@ -20,7 +20,7 @@ pub struct Timing {
 /// Runs the work once to warm up (not for a single run), then `runs` times
 /// (at least once, and for at most about `cap` in total); its setup runs
 /// before each, untimed.
-pub fn time(runs: usize, cap: Duration, w: &mut Work) -> Timing {
+pub(crate) fn time(runs: usize, cap: Duration, w: &mut Work) -> Timing {
     if runs > 1 {
         (w.setup)();
         (w.run)();
@@ -45,7 +45,7 @@ pub fn time(runs: usize, cap: Duration, w: &mut Work) -> Timing {
 }
 
 /// A prepared workload: `setup` (untimed) then `run`, the measured work.
-pub struct Work {
+pub(crate) struct Work {
     pub setup: Box<dyn FnMut()>,
     pub run: Box<dyn FnMut()>,
 }
@@ -58,7 +58,12 @@ fn work(run: impl FnMut() + 'static) -> Work {
 }
 
 /// Prepares the named workload (inputs read and built outside the timing).
-pub fn prepare(name: &str, fx: &Fixtures, files: usize, scale: usize) -> anyhow::Result<Work> {
+pub(crate) fn prepare(
+    name: &str,
+    fx: &Fixtures,
+    files: usize,
+    scale: usize,
+) -> anyhow::Result<Work> {
     Ok(match name {
         "parse-masters" => {
             let (nv, amd) = (fx.nvidia.clone(), fx.amd.clone());
@@ -130,7 +135,7 @@ pub fn prepare(name: &str, fx: &Fixtures, files: usize, scale: usize) -> anyhow:
 /// The measured call, a symbol of its own so callgrind can count only it
 /// (`--toggle-collect=*callgrind_measured*`).
 #[inline(never)]
-pub fn callgrind_measured(w: &mut Work) {
+pub(crate) fn callgrind_measured(w: &mut Work) {
     (w.run)();
 }
 

@@ -12,7 +12,7 @@ use super::{BenchArgs, budget};
 use sweepgate_core::config::RepoConfig;
 
 /// A field of `/proc/<pid>/status` in kB (`VmRSS`, `VmHWM`).
-pub fn status_kb(pid: &str, field: &str) -> anyhow::Result<u64> {
+pub(crate) fn status_kb(pid: &str, field: &str) -> anyhow::Result<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .with_context(|| format!("reading /proc/{pid}/status"))?;
     text.lines()
@@ -23,7 +23,7 @@ pub fn status_kb(pid: &str, field: &str) -> anyhow::Result<u64> {
 
 /// Child side of the peak measurement: verify and lint a 3,000-file PR on
 /// the real master configs; the peak RSS of this process afterwards.
-pub fn peak_inner(fx: &Fixtures) -> anyhow::Result<u64> {
+pub(crate) fn peak_inner(fx: &Fixtures) -> anyhow::Result<u64> {
     let s = fx.snapshot(3000, 1)?;
     let v = sweepgate::verdict::verify(&s, &RepoConfig::default());
     std::hint::black_box(v.rows.len());
@@ -63,7 +63,7 @@ fn fixture_args(args: &BenchArgs) -> Vec<String> {
 
 /// Instructions of one run of the named workload, counted by callgrind
 /// from entry to exit of `callgrind_measured` only.
-pub fn callgrind(name: &str, args: &BenchArgs) -> anyhow::Result<u64> {
+pub(crate) fn callgrind(name: &str, args: &BenchArgs) -> anyhow::Result<u64> {
     let dir = tempfile::tempdir()?;
     let out = dir.path().join("callgrind.out");
     let status = Command::new("valgrind")
@@ -158,7 +158,7 @@ async fn peak_kb(args: &BenchArgs) -> anyhow::Result<u64> {
         .context("no VmHWM in the 3,000-file run's output")
 }
 
-pub async fn rows(args: &BenchArgs, r: &mut Report) -> anyhow::Result<()> {
+pub(crate) async fn rows(args: &BenchArgs, r: &mut Report) -> anyhow::Result<()> {
     let mb = |kb: u64| kb as f64 / 1024.0;
     let (figure, status) = match idle_rss_kb(args).await {
         Ok(kb) => (

@@ -3,13 +3,13 @@
 //!
 //! Budgets are reported, never asserted: a missed budget is a row saying
 //! MISSED, and the command still succeeds.
-pub mod ack;
-pub mod e2e;
-pub mod inproc;
-pub mod memory;
-pub mod model;
-pub mod report;
-pub mod svg;
+pub(crate) mod ack;
+pub(crate) mod e2e;
+pub(crate) mod inproc;
+pub(crate) mod memory;
+pub(crate) mod model;
+pub(crate) mod report;
+pub(crate) mod svg;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,7 +21,7 @@ use model::{Dirs, Fixtures};
 use report::{Growth, GrowthPoint, Report, Row, Status};
 
 /// Every benchmark name `--only` accepts, in report order.
-pub const ONLY: [&str; 10] = [
+pub(crate) const ONLY: [&str; 10] = [
     "ack",
     "parse-masters",
     "parse-changelog",
@@ -76,16 +76,16 @@ pub struct BenchArgs {
 }
 
 /// Budgets of issue 10 (2 cores).
-pub mod budget {
+pub(crate) mod budget {
     use std::time::Duration;
-    pub const ACK_P99: Duration = Duration::from_millis(10);
-    pub const EXPANSION: Duration = Duration::from_millis(40);
-    pub const VERDICT: Duration = Duration::from_millis(50);
-    pub const E2E: Duration = Duration::from_secs(1);
-    pub const RSS_IDLE_MB: f64 = 50.0;
-    pub const RSS_3000_MB: f64 = 200.0;
-    pub const CONFIG_RATIO: f64 = 20.0;
-    pub const FILES_RATIO: f64 = 400.0;
+    pub(crate) const ACK_P99: Duration = Duration::from_millis(10);
+    pub(crate) const EXPANSION: Duration = Duration::from_millis(40);
+    pub(crate) const VERDICT: Duration = Duration::from_millis(50);
+    pub(crate) const E2E: Duration = Duration::from_secs(1);
+    pub(crate) const RSS_IDLE_MB: f64 = 50.0;
+    pub(crate) const RSS_3000_MB: f64 = 200.0;
+    pub(crate) const CONFIG_RATIO: f64 = 20.0;
+    pub(crate) const FILES_RATIO: f64 = 400.0;
 }
 
 pub fn main(args: BenchArgs) -> anyhow::Result<ExitCode> {

@@ -14,15 +14,15 @@ use sweepgate_core::checks::lint::{ChangedPath, LintData, LintInput};
 use sweepgate_core::checks::snapshot::{RunArtifacts, Snapshot};
 use sweepgate_core::config::RepoConfig;
 
-pub const NVIDIA: &str = "configs/nvidia-master.yaml";
-pub const AMD: &str = "configs/amd-master.yaml";
-pub const RUNNERS: &str = "configs/runners.yaml";
-pub const CHANGELOG: &str = "perf-changelog.yaml";
+pub(crate) const NVIDIA: &str = "configs/nvidia-master.yaml";
+pub(crate) const AMD: &str = "configs/amd-master.yaml";
+pub(crate) const RUNNERS: &str = "configs/runners.yaml";
+pub(crate) const CHANGELOG: &str = "perf-changelog.yaml";
 const SEED_KEY_PATH: &str = "benchmarks/single_node/srt-slurm-recipes/sglang/dsv41flash/gb300-fp4/agentic/agg-gb300-dspark.yaml";
 
 /// Where the fixtures live.
 #[derive(Debug, Clone)]
-pub struct Dirs {
+pub(crate) struct Dirs {
     /// The benchmark repository's real data files (`tests/data/inferencex`).
     pub inferencex: PathBuf,
     /// `tests/fixtures/verify/seed002` of this repository.
@@ -31,7 +31,7 @@ pub struct Dirs {
 
 impl Dirs {
     /// `--fixtures DIR`, or the repository's own `tests/data/inferencex`.
-    pub fn locate(fixtures: Option<&Path>) -> anyhow::Result<Dirs> {
+    pub(crate) fn locate(fixtures: Option<&Path>) -> anyhow::Result<Dirs> {
         let root = crate::workspace_root();
         let inferencex = match fixtures {
             Some(p) => p.to_path_buf(),
@@ -90,7 +90,7 @@ fn default_path(p: &str) -> String {
 
 /// The raw inputs every workload is built from.
 #[derive(Debug, Clone)]
-pub struct Fixtures {
+pub(crate) struct Fixtures {
     pub dirs: Dirs,
     pub nvidia: String,
     pub amd: String,
@@ -108,7 +108,7 @@ pub struct Fixtures {
 }
 
 impl Fixtures {
-    pub fn load(dirs: Dirs) -> anyhow::Result<Fixtures> {
+    pub(crate) fn load(dirs: Dirs) -> anyhow::Result<Fixtures> {
         let x = &dirs.inferencex;
         let mut policy: BTreeMap<String, String> = BTreeMap::new();
         for p in [
@@ -146,7 +146,7 @@ impl Fixtures {
     }
 
     /// The seed's sign-off body (for the sandbox run).
-    pub fn signoff_body(&self) -> String {
+    pub(crate) fn signoff_body(&self) -> String {
         serde_json::from_str::<serde_json::Value>(&self.facts_json)
             .ok()
             .and_then(|v| v["signoff"]["body"].as_str().map(str::to_owned))
@@ -162,7 +162,7 @@ impl Fixtures {
     /// change (master entry, changelog entry, recipe) on the real master
     /// configs and changelog, `files` changed files in all (the extra ones
     /// are benchmark scripts), master configs at `scale`× their real size.
-    pub fn pr(
+    pub(crate) fn pr(
         &self,
         files: usize,
         scale: usize,
@@ -201,7 +201,7 @@ impl Fixtures {
 
     /// A verifier snapshot of [`Fixtures::pr`] with seed 002's GitHub facts
     /// and its eight result points.
-    pub fn snapshot(&self, files: usize, scale: usize) -> anyhow::Result<Snapshot> {
+    pub(crate) fn snapshot(&self, files: usize, scale: usize) -> anyhow::Result<Snapshot> {
         let (base, head) = self.pr(files, scale);
         let facts: GithubFacts =
             serde_json::from_str(&self.facts_json).context("seed 002 github.json")?;
@@ -232,7 +232,7 @@ impl Fixtures {
 
     /// A lint input of [`Fixtures::pr`]: the whole base tree plus the
     /// lint's policy data.
-    pub fn lint_input(&self, files: usize, scale: usize) -> anyhow::Result<LintInput> {
+    pub(crate) fn lint_input(&self, files: usize, scale: usize) -> anyhow::Result<LintInput> {
         let (mut base, mut head) = self.pr(files, scale);
         for t in [&mut base, &mut head] {
             for (p, x) in &self.policy {
@@ -265,7 +265,7 @@ impl Fixtures {
 
 /// A master config `k`× its size: every top-level entry cloned `k - 1`
 /// times under a new key (`<key>-x<j>`), so the keys stay parseable.
-pub fn scaled(master: &str, k: usize) -> String {
+pub(crate) fn scaled(master: &str, k: usize) -> String {
     if k <= 1 {
         return master.to_owned();
     }

@@ -10,7 +10,7 @@ use super::budget;
 use super::svg::{Series, plot};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     Met,
     Missed,
     NoBudget,
@@ -18,7 +18,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn of(met: bool) -> Status {
+    pub(crate) fn of(met: bool) -> Status {
         if met { Status::Met } else { Status::Missed }
     }
     fn text(self) -> &'static str {
@@ -32,7 +32,7 @@ impl Status {
 }
 
 #[derive(Debug, Clone)]
-pub struct Row {
+pub(crate) struct Row {
     pub id: String,
     pub what: String,
     pub figure: String,
@@ -44,7 +44,7 @@ pub struct Row {
 }
 
 #[derive(Debug, Clone, Copy)]
-pub struct GrowthPoint {
+pub(crate) struct GrowthPoint {
     /// Changed files, or the master-config scale factor.
     pub size: usize,
     pub verdict: Duration,
@@ -52,7 +52,7 @@ pub struct GrowthPoint {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Growth {
+pub(crate) struct Growth {
     pub files: Vec<GrowthPoint>,
     pub configs: Vec<GrowthPoint>,
 }
@@ -70,7 +70,7 @@ fn ratio(
 
 impl Growth {
     /// (label, ratio, limit) of both growth budgets, verdict and lint each.
-    pub fn ratios(&self) -> Vec<(String, Option<f64>, f64)> {
+    pub(crate) fn ratios(&self) -> Vec<(String, Option<f64>, f64)> {
         let v: fn(&GrowthPoint) -> Duration = |p| p.verdict;
         let l: fn(&GrowthPoint) -> Duration = |p| p.lint;
         vec![
@@ -98,21 +98,21 @@ impl Growth {
     }
 }
 
-pub struct Report {
+pub(crate) struct Report {
     pub quick: bool,
     pub rows: Vec<Row>,
     pub growth: Option<Growth>,
 }
 
-pub const FILES_SVG: &str = "perf-growth-files.svg";
-pub const CONFIGS_SVG: &str = "perf-growth-configs.svg";
+pub(crate) const FILES_SVG: &str = "perf-growth-files.svg";
+pub(crate) const CONFIGS_SVG: &str = "perf-growth-configs.svg";
 
 fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1e3)
 }
 
 /// The machine the figures come from.
-pub fn machine() -> Vec<(String, String)> {
+pub(crate) fn machine() -> Vec<(String, String)> {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let model = cpuinfo
         .lines()
@@ -161,7 +161,7 @@ pub fn machine() -> Vec<(String, String)> {
 }
 
 impl Report {
-    pub fn new(quick: bool) -> Report {
+    pub(crate) fn new(quick: bool) -> Report {
         Report {
             quick,
             rows: Vec::new(),
@@ -170,7 +170,7 @@ impl Report {
     }
 
     /// The Markdown text; `svg_dir` prefixes the plots' links.
-    pub fn markdown(&self, _name: &str) -> String {
+    pub(crate) fn markdown(&self, _name: &str) -> String {
         let mut s = String::new();
         s.push_str("# Performance\n\n");
         s.push_str(
@@ -280,7 +280,7 @@ impl Report {
     }
 
     /// Writes the report and, with growth figures, the two plots beside it.
-    pub fn write(&self, path: &Path) -> anyhow::Result<()> {
+    pub(crate) fn write(&self, path: &Path) -> anyhow::Result<()> {
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())

@@ -2,7 +2,7 @@
 use std::fmt::Write;
 
 /// One line of a plot: `(x, y)` points, x and y positive.
-pub struct Series<'a> {
+pub(crate) struct Series<'a> {
     pub name: &'a str,
     pub color: &'a str,
     pub points: Vec<(f64, f64)>,
@@ -28,7 +28,7 @@ fn fmt_num(v: f64) -> String {
 
 /// Renders the series on log-log axes, with a dashed line of linear growth
 /// from the first point of the first series for comparison.
-pub fn plot(title: &str, x_label: &str, y_label: &str, series: &[Series<'_>]) -> String {
+pub(crate) fn plot(title: &str, x_label: &str, y_label: &str, series: &[Series<'_>]) -> String {
     let (w, h) = (640.0_f64, 400.0_f64);
     let (left, right, top, bottom) = (70.0, 160.0, 40.0, 50.0);
     let all: Vec<(f64, f64)> = series

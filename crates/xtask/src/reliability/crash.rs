@@ -46,7 +46,7 @@ pub struct CrashReport {
 }
 
 impl CrashReport {
-    pub fn record(&self, args: &RunArgs) -> Record {
+    pub(crate) fn record(&self, args: &RunArgs) -> Record {
         let order = match self.backend {
             Backend::Sqlite => 20,
             Backend::Postgres => 21,
@@ -99,7 +99,7 @@ impl CrashReport {
 }
 
 impl StoreCounts {
-    pub fn violations(&self) -> Vec<String> {
+    pub(crate) fn violations(&self) -> Vec<String> {
         let mut v = Vec::new();
         if self.lost > 0 {
             v.push(format!("{} acknowledged deliveries lost", self.lost));
@@ -134,7 +134,7 @@ pub struct Deliveries {
 
 impl Deliveries {
     /// Takes in the results of posting a batch.
-    pub fn absorb(&mut self, results: Vec<(SignedDelivery, Option<u16>)>) {
+    pub(crate) fn absorb(&mut self, results: Vec<(SignedDelivery, Option<u16>)>) {
         for (d, status) in results {
             self.posts += 1;
             match status {
@@ -156,13 +156,13 @@ impl Deliveries {
         }
     }
 
-    pub fn acknowledged_ids(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn acknowledged_ids(&self) -> impl Iterator<Item = &str> {
         self.acknowledged.iter().map(|d| d.id.as_str())
     }
 
     /// Delivers everything (new deliveries included) to the running
     /// `urls` until the sandbox produces nothing new and the queue is idle.
-    pub async fn drain(
+    pub(crate) async fn drain(
         &mut self,
         sandbox: &SandboxProc,
         urls: &[String],
@@ -190,7 +190,7 @@ impl Deliveries {
 }
 
 /// Waits until no job is pending or running (retries included).
-pub async fn wait_idle(store: &Store) -> anyhow::Result<()> {
+pub(crate) async fn wait_idle(store: &Store) -> anyhow::Result<()> {
     let start = Instant::now();
     loop {
         let q = store.queue_counts().await?;
@@ -206,7 +206,7 @@ pub async fn wait_idle(store: &Store) -> anyhow::Result<()> {
 
 /// One round of activity: command comments by people with and without a
 /// role, a maintainer's `/use`, a drive-by `/use`, a sweep label, new PRs.
-pub async fn activity(
+pub(crate) async fn activity(
     sandbox: &SandboxProc,
     rng: &mut StdRng,
     world: &WorldInfo,

@@ -9,7 +9,7 @@ use sweepgate_sandbox::process::Effects;
 
 /// The activity a run created.
 #[derive(Debug, Default, Clone)]
-pub struct Expected {
+pub(crate) struct Expected {
     /// `(pr, comment id)` of every command comment: each gets one reply.
     pub commands: Vec<(u64, u64)>,
     /// `/use` comments by the maintainer: each stages its run once.
@@ -48,7 +48,7 @@ pub struct EffectCounts {
 }
 
 impl EffectCounts {
-    pub fn violations(&self) -> Vec<String> {
+    pub(crate) fn violations(&self) -> Vec<String> {
         let mut v = Vec::new();
         let mut check = |n: usize, what: &str| {
             if n > 0 {
@@ -76,7 +76,7 @@ impl EffectCounts {
 }
 
 /// Compares the sandbox's effects and the stored sweeps with `expected`.
-pub async fn count(
+pub(crate) async fn count(
     effects: &Effects,
     expected: &Expected,
     store: &Store,
@@ -182,7 +182,7 @@ pub struct StoreCounts {
 }
 
 /// Reads the store in bulk and checks every acknowledged delivery.
-pub async fn stored<'a>(
+pub(crate) async fn stored<'a>(
     store: &Store,
     acknowledged: impl IntoIterator<Item = &'a str>,
 ) -> anyhow::Result<StoreCounts> {

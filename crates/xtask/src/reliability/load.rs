@@ -85,7 +85,7 @@ async fn body() -> anyhow::Result<Vec<u8>> {
 }
 
 /// The load process: closed loop, `concurrency` requests in flight.
-pub async fn send(a: &SendArgs) -> anyhow::Result<SendSummary> {
+pub(crate) async fn send(a: &SendArgs) -> anyhow::Result<SendSummary> {
     let body = bytes::Bytes::from(body().await?);
     let signature = sign(&a.secret, &body);
     let http = reqwest::Client::builder()
@@ -175,7 +175,7 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
-    pub fn record(&self, args: &RunArgs) -> Record {
+    pub(crate) fn record(&self, args: &RunArgs) -> Record {
         let order = match self.backend {
             Backend::Sqlite => 40,
             Backend::Postgres => 41,

@@ -4,13 +4,13 @@
 //! asserts its property (an `Err` names every violation) and reports its
 //! figures; `--record` writes the `docs/reliability/<name>.json` row.
 pub mod crash;
-pub mod effects;
+pub(crate) mod effects;
 pub mod load;
-pub mod procs;
+pub(crate) mod procs;
 pub mod replicas;
-pub mod report;
+pub(crate) mod report;
 
-pub use report::Record;
+pub(crate) use report::Record;
 
 use anyhow::Context;
 use serde::Serialize;
@@ -97,7 +97,7 @@ impl Backend {
         }
     }
 
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Backend::Sqlite => "SQLite",
             Backend::Postgres => "PostgreSQL",
@@ -105,7 +105,7 @@ impl Backend {
     }
 
     /// A fresh database on this back end (dropped by `Db::cleanup`).
-    pub async fn fresh_db(self, pg_url: &str) -> anyhow::Result<Db> {
+    pub(crate) async fn fresh_db(self, pg_url: &str) -> anyhow::Result<Db> {
         match self {
             Backend::Sqlite => Db::sqlite().await,
             Backend::Postgres => Db::postgres(pg_url)
@@ -116,7 +116,7 @@ impl Backend {
 }
 
 /// Thousands separated by commas, as the records print counts.
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     crate::bench::report::group(n)
 }
 

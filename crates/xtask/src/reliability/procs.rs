@@ -14,7 +14,7 @@ use sweepgate_sandbox::process::{
 };
 
 /// A free port on 127.0.0.1 (released before the child binds it).
-pub fn free_port() -> anyhow::Result<u16> {
+pub(crate) fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
@@ -34,14 +34,14 @@ fn kill_child(child: &mut Child) {
 }
 
 /// The sandbox GitHub as a separate process.
-pub struct SandboxProc {
+pub(crate) struct SandboxProc {
     child: Child,
     pub base: String,
     http: reqwest::Client,
 }
 
 impl SandboxProc {
-    pub async fn start(bin: &Path, seed: u64) -> anyhow::Result<SandboxProc> {
+    pub(crate) async fn start(bin: &Path, seed: u64) -> anyhow::Result<SandboxProc> {
         let mut child = Command::new(bin)
             .args([
                 "sandbox",
@@ -109,16 +109,16 @@ impl SandboxProc {
         Ok(r.json().await?)
     }
 
-    pub async fn world(&self) -> anyhow::Result<WorldInfo> {
+    pub(crate) async fn world(&self) -> anyhow::Result<WorldInfo> {
         self.get("world").await
     }
 
-    pub async fn open_prs(&self, count: u32) -> anyhow::Result<Vec<u64>> {
+    pub(crate) async fn open_prs(&self, count: u32) -> anyhow::Result<Vec<u64>> {
         self.post("prs", &NewPrs { count }).await
     }
 
     /// A comment by `user`; its id.
-    pub async fn comment(
+    pub(crate) async fn comment(
         &self,
         pr: u64,
         user: &str,
@@ -134,7 +134,7 @@ impl SandboxProc {
         self.post("comments", &c).await
     }
 
-    pub async fn label(&self, pr: u64, label: &str, by: &str) -> anyhow::Result<()> {
+    pub(crate) async fn label(&self, pr: u64, label: &str, by: &str) -> anyhow::Result<()> {
         let l = NewLabel {
             pr,
             label: label.into(),
@@ -144,11 +144,11 @@ impl SandboxProc {
     }
 
     /// The deliveries produced since the last call.
-    pub async fn take(&self) -> anyhow::Result<Vec<SignedDelivery>> {
+    pub(crate) async fn take(&self) -> anyhow::Result<Vec<SignedDelivery>> {
         self.post("deliveries", &()).await
     }
 
-    pub async fn effects(&self) -> anyhow::Result<Effects> {
+    pub(crate) async fn effects(&self) -> anyhow::Result<Effects> {
         self.get("effects").await
     }
 }
@@ -161,7 +161,7 @@ impl Drop for SandboxProc {
 
 /// How to run `sweepgate serve` against the sandbox.
 #[derive(Debug, Clone)]
-pub struct ServerSpec {
+pub(crate) struct ServerSpec {
     pub bin: PathBuf,
     pub database_url: String,
     pub github_api_url: String,
@@ -176,7 +176,7 @@ pub struct ServerSpec {
 
 impl ServerSpec {
     /// Writes the sandbox App's private key into `dir`.
-    pub fn new(
+    pub(crate) fn new(
         bin: &Path,
         dir: &Path,
         database_url: &str,
@@ -199,7 +199,7 @@ impl ServerSpec {
 }
 
 /// One `sweepgate serve` process.
-pub struct ServerProc {
+pub(crate) struct ServerProc {
     child: Child,
     pub base: String,
     /// Its JSON log (stderr), when kept.
@@ -209,7 +209,10 @@ pub struct ServerProc {
 impl ServerProc {
     /// Starts `serve` on a free port and waits until `/readyz` answers 200.
     /// `log_name`: keep its JSON log (with the queue's job records) there.
-    pub async fn start(spec: &ServerSpec, log_name: Option<&str>) -> anyhow::Result<ServerProc> {
+    pub(crate) async fn start(
+        spec: &ServerSpec,
+        log_name: Option<&str>,
+    ) -> anyhow::Result<ServerProc> {
         let port = free_port()?;
         let base = format!("http://127.0.0.1:{port}");
         let log = log_name.map(|n| spec.dir.join(n));
@@ -271,17 +274,17 @@ impl ServerProc {
         }
     }
 
-    pub fn webhook_url(&self) -> String {
+    pub(crate) fn webhook_url(&self) -> String {
         format!("{}/webhook", self.base)
     }
 
     /// SIGKILL, and reap it.
-    pub fn kill(mut self) {
+    pub(crate) fn kill(mut self) {
         kill_child(&mut self.child);
     }
 
     /// SIGTERM (a graceful stop) and wait for the exit.
-    pub async fn terminate(mut self) -> anyhow::Result<()> {
+    pub(crate) async fn terminate(mut self) -> anyhow::Result<()> {
         let pid = self.child.id().to_string();
         let ok = Command::new("kill")
             .args(["-TERM", &pid])
@@ -309,7 +312,7 @@ impl Drop for ServerProc {
 
 /// Posts one delivery as GitHub would; the status, or `None` when no
 /// answer came (refused, reset by a kill).
-pub async fn post(http: &reqwest::Client, url: &str, d: &SignedDelivery) -> Option<u16> {
+pub(crate) async fn post(http: &reqwest::Client, url: &str, d: &SignedDelivery) -> Option<u16> {
     http.post(url)
         .header("content-type", "application/json")
         .header("user-agent", "GitHub-Hookshot/sandbox")
@@ -326,7 +329,7 @@ pub async fn post(http: &reqwest::Client, url: &str, d: &SignedDelivery) -> Opti
 /// Posts `batch` over `concurrency` connections, spreading the deliveries
 /// round-robin over `urls`; each delivery with its status. `answered`
 /// counts the posts done so far (a harness kills the server on a count).
-pub async fn post_all(
+pub(crate) async fn post_all(
     http: &reqwest::Client,
     urls: &[String],
     batch: Vec<SignedDelivery>,
@@ -348,13 +351,13 @@ pub async fn post_all(
         .await
 }
 
-pub fn http_client() -> reqwest::Client {
+pub(crate) fn http_client() -> reqwest::Client {
     client()
 }
 
 /// The sandbox process of a run and how to start servers against it on
 /// `db_url` (the App key and logs go to `dir`).
-pub async fn start_world(
+pub(crate) async fn start_world(
     bin: &Path,
     seed: u64,
     dir: &Path,

@@ -17,7 +17,7 @@ use super::procs::{ServerProc, start_world};
 use super::{Backend, Record};
 use sweepgate::store::Store;
 
-pub const REPLICAS: usize = 3;
+pub(crate) const REPLICAS: usize = 3;
 
 #[derive(Debug, Clone)]
 pub struct ReplicaOpts {
@@ -30,7 +30,7 @@ pub struct ReplicaOpts {
 
 /// One job's run, from a server's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JobRun {
+pub(crate) struct JobRun {
     pub job: i64,
     pub serial_key: String,
     pub started_ms: i64,
@@ -64,7 +64,7 @@ pub struct ReplicaReport {
 }
 
 impl ReplicaReport {
-    pub fn record(&self) -> Record {
+    pub(crate) fn record(&self) -> Record {
         Record {
             order: 50,
             property: "Replicas (PostgreSQL)".into(),
@@ -119,7 +119,7 @@ impl ReplicaReport {
 }
 
 /// The "job ran" records of one server's JSON log.
-pub fn job_runs(log: &str, replica: usize) -> Vec<JobRun> {
+pub(crate) fn job_runs(log: &str, replica: usize) -> Vec<JobRun> {
     log.lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|v| v["fields"]["message"] == "job ran")
@@ -138,7 +138,7 @@ pub fn job_runs(log: &str, replica: usize) -> Vec<JobRun> {
 
 /// How the runs of each serial key relate, pair by pair (in start order).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Serialization {
+pub(crate) struct Serialization {
     pub keys: usize,
     /// The later job started before the earlier one finished.
     pub overlaps: usize,
@@ -150,7 +150,7 @@ pub struct Serialization {
 }
 
 /// `created`: each job's enqueue time, from the store.
-pub fn serialization(runs: &[JobRun], created: &HashMap<i64, i64>) -> Serialization {
+pub(crate) fn serialization(runs: &[JobRun], created: &HashMap<i64, i64>) -> Serialization {
     let mut by_key: BTreeMap<&str, Vec<&JobRun>> = BTreeMap::new();
     for r in runs.iter().filter(|r| !r.serial_key.is_empty()) {
         by_key.entry(&r.serial_key).or_default().push(r);

@@ -81,7 +81,7 @@ fn entry_json(
 }
 
 /// `CONFIG_FILE=` / `EVAL_CONFIG_FILE=` values of a search entry's workers.
-pub fn config_files(s: &SearchEntry) -> Vec<String> {
+pub(crate) fn config_files(s: &SearchEntry) -> Vec<String> {
     settings(s)
         .into_iter()
         .filter_map(|t| {
@@ -93,7 +93,7 @@ pub fn config_files(s: &SearchEntry) -> Vec<String> {
 }
 
 /// Every `additional-settings` item of a search entry's workers, with its line.
-pub fn settings_at(s: &SearchEntry) -> Vec<(String, usize)> {
+pub(crate) fn settings_at(s: &SearchEntry) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for w in [&s.prefill, &s.decode].into_iter().flatten() {
         if let Some(master::At {
@@ -108,12 +108,12 @@ pub fn settings_at(s: &SearchEntry) -> Vec<(String, usize)> {
     out
 }
 
-pub fn settings(s: &SearchEntry) -> Vec<String> {
+pub(crate) fn settings(s: &SearchEntry) -> Vec<String> {
     settings_at(s).into_iter().map(|(t, _)| t).collect()
 }
 
 /// Search entries with their scenario.
-pub fn arms(e: &MasterEntry) -> Vec<(Scenario, &SearchEntry)> {
+pub(crate) fn arms(e: &MasterEntry) -> Vec<(Scenario, &SearchEntry)> {
     let mut out = Vec::new();
     for b in e.scenarios.fixed_seq_len.items() {
         for s in &b.search_space {
@@ -404,12 +404,12 @@ impl<'a> Context<'a> {
         out
     }
 
-    pub fn entry(&self, key: &str) -> Option<&MasterEntry> {
+    pub(crate) fn entry(&self, key: &str) -> Option<&MasterEntry> {
         self.head_master.as_ref().and_then(|m| m.get(key))
     }
 
     /// Added or changed keys (not the indirect ones), with their entries.
-    pub fn direct_keys(&self) -> Vec<&MasterEntry> {
+    pub(crate) fn direct_keys(&self) -> Vec<&MasterEntry> {
         self.changed_keys
             .iter()
             .filter(|(_, c)| *c != KeyChange::Indirect)
@@ -418,7 +418,7 @@ impl<'a> Context<'a> {
     }
 
     /// Every changed key, indirect ones included.
-    pub fn all_changed(&self) -> Vec<&MasterEntry> {
+    pub(crate) fn all_changed(&self) -> Vec<&MasterEntry> {
         self.changed_keys
             .iter()
             .filter_map(|(k, _)| self.entry(k))
@@ -426,7 +426,7 @@ impl<'a> Context<'a> {
     }
 
     /// Changelog entries past the base length (verifier-checks §0.4.6).
-    pub fn new_changelog_entries(&self) -> Vec<&changelog::Entry> {
+    pub(crate) fn new_changelog_entries(&self) -> Vec<&changelog::Entry> {
         let base_items = self.base_changelog.as_ref().map_or(0, |d| d.items);
         match &self.head_changelog {
             Some(d) => d.entries.iter().filter(|e| e.index >= base_items).collect(),
@@ -435,7 +435,7 @@ impl<'a> Context<'a> {
     }
 
     /// Scripts a key runs (resolved on any launcher).
-    pub fn scripts_of(&self, key: &str) -> Vec<&Script> {
+    pub(crate) fn scripts_of(&self, key: &str) -> Vec<&Script> {
         let mut paths: BTreeSet<&str> = BTreeSet::new();
         if let Some(rs) = self.routes.get(key) {
             for r in rs {
@@ -453,7 +453,7 @@ impl<'a> Context<'a> {
     }
 
     /// Recipes a key runs that exist in the repository.
-    pub fn recipes_of(&self, key: &str) -> Vec<&SrtRecipe> {
+    pub(crate) fn recipes_of(&self, key: &str) -> Vec<&SrtRecipe> {
         let mut paths: BTreeSet<&str> = BTreeSet::new();
         if let Some(rs) = self.routes.get(key) {
             for r in rs {
@@ -473,7 +473,7 @@ impl<'a> Context<'a> {
     }
 
     /// Head keys that run a recipe.
-    pub fn keys_running_recipe(&self, path: &str) -> Vec<&MasterEntry> {
+    pub(crate) fn keys_running_recipe(&self, path: &str) -> Vec<&MasterEntry> {
         let Some(m) = &self.head_master else {
             return Vec::new();
         };
@@ -484,7 +484,7 @@ impl<'a> Context<'a> {
     }
 
     /// Head keys that run a script.
-    pub fn keys_running_script(&self, path: &str) -> Vec<&MasterEntry> {
+    pub(crate) fn keys_running_script(&self, path: &str) -> Vec<&MasterEntry> {
         let Some(m) = &self.head_master else {
             return Vec::new();
         };
@@ -495,7 +495,7 @@ impl<'a> Context<'a> {
     }
 
     /// Scripts the lint looks at: changed ones and those of changed keys.
-    pub fn scripts_in_scope(&self) -> Vec<&Script> {
+    pub(crate) fn scripts_in_scope(&self) -> Vec<&Script> {
         let mut paths: BTreeSet<&str> = BTreeSet::new();
         for s in self.scripts.values() {
             if self
@@ -518,7 +518,7 @@ impl<'a> Context<'a> {
     }
 
     /// Recipes the lint looks at: changed ones and those of changed keys.
-    pub fn recipes_in_scope(&self) -> Vec<&SrtRecipe> {
+    pub(crate) fn recipes_in_scope(&self) -> Vec<&SrtRecipe> {
         let mut paths: BTreeSet<&str> = BTreeSet::new();
         for r in self.recipes.values() {
             if self
@@ -541,12 +541,12 @@ impl<'a> Context<'a> {
     }
 
     /// The master-config file and line of a key.
-    pub fn key_loc(&self, e: &MasterEntry) -> (String, usize) {
+    pub(crate) fn key_loc(&self, e: &MasterEntry) -> (String, usize) {
         (e.file.to_string(), e.pos.line as usize)
     }
 
     /// The script is a single-node agentic script (by directory).
-    pub fn is_agentic_script(&self, path: &str) -> bool {
+    pub(crate) fn is_agentic_script(&self, path: &str) -> bool {
         path.starts_with(&self.input.config.paths.agentic_scripts) || path.contains("/agentic/")
     }
 }

@@ -26,7 +26,7 @@ pub struct BackendSet {
 }
 
 impl BackendSet {
-    pub fn values(&self, kind: &str) -> &[String] {
+    pub(crate) fn values(&self, kind: &str) -> &[String] {
         match kind {
             "attention" => &self.attention,
             "moe" => &self.moe,
@@ -53,7 +53,7 @@ pub struct EngineData {
 }
 
 /// A version `major.minor.patch` read from an image tag.
-pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
+pub(crate) fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
     let t = text.trim().trim_start_matches('v');
     let mut parts = t.splitn(3, '.');
     let major = parts.next()?.parse().ok()?;
@@ -74,7 +74,11 @@ pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
 impl EngineData {
     /// The known values of a backend kind for an engine version; `None`
     /// when the engine has no data for that kind (nothing to check).
-    pub fn known(&self, kind: &str, version: Option<(u64, u64, u64)>) -> Option<Vec<String>> {
+    pub(crate) fn known(
+        &self,
+        kind: &str,
+        version: Option<(u64, u64, u64)>,
+    ) -> Option<Vec<String>> {
         let mut sets: Vec<(&BackendSet, (u64, u64, u64))> = self
             .backends
             .iter()
@@ -196,7 +200,7 @@ impl LintData {
     }
 
     /// The data of the engine a framework or recipe engine name runs.
-    pub fn engine(&self, name: &str) -> Option<&EngineData> {
+    pub(crate) fn engine(&self, name: &str) -> Option<&EngineData> {
         let n = name.to_ascii_lowercase();
         if n.contains("sglang") {
             Some(&self.sglang)
@@ -212,7 +216,7 @@ impl LintData {
     }
 
     /// `REPLAY_CMD`, `EVAL_*`: read by `benchmark_lib.sh`.
-    pub fn is_lib_read(&self, name: &str) -> bool {
+    pub(crate) fn is_lib_read(&self, name: &str) -> bool {
         self.lib_read_variables
             .iter()
             .any(|p| match p.strip_suffix('*') {

@@ -2,7 +2,7 @@
 
 /// A parsed image reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImageRef {
+pub(crate) struct ImageRef {
     /// Normalised text (first `#` replaced with `/`).
     pub text: String,
     /// Registry host when the first component is one (`nvcr.io`).
@@ -14,7 +14,7 @@ pub struct ImageRef {
 }
 
 impl ImageRef {
-    pub fn parse(raw: &str) -> ImageRef {
+    pub(crate) fn parse(raw: &str) -> ImageRef {
         let text = raw.trim().replacen('#', "/", 1);
         let (rest, digest) = match text.split_once('@') {
             Some((r, d)) => (r.to_string(), Some(d.to_string())),
@@ -53,14 +53,14 @@ impl ImageRef {
     }
 
     /// Docker Hub namespace (`vllm` of `vllm/vllm-openai`), when on Docker Hub.
-    pub fn hub_namespace(&self) -> Option<&str> {
+    pub(crate) fn hub_namespace(&self) -> Option<&str> {
         if self.registry.is_some() {
             return None;
         }
         self.repository.split_once('/').map(|x| x.0)
     }
 
-    pub fn pinned_by_digest(&self) -> bool {
+    pub(crate) fn pinned_by_digest(&self) -> bool {
         self.digest.as_deref().is_some_and(|d| {
             d.strip_prefix("sha256:")
                 .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
@@ -68,7 +68,7 @@ impl ImageRef {
     }
 
     /// Same repository and tag (digest ignored), after the `#` fix.
-    pub fn same_repo_tag(&self, other: &ImageRef) -> bool {
+    pub(crate) fn same_repo_tag(&self, other: &ImageRef) -> bool {
         self.registry == other.registry
             && self.repository == other.repository
             && self.tag == other.tag
@@ -77,7 +77,7 @@ impl ImageRef {
 
 /// A tag that looks immutable: `vX.Y.Z[-suffix]`, or `nightly-<≥7 hex>`,
 /// or anything ending in a 40-hex commit.
-pub fn immutable_tag(tag: &str) -> bool {
+pub(crate) fn immutable_tag(tag: &str) -> bool {
     let semver = {
         let t = tag.strip_prefix('v').unwrap_or(tag);
         let mut it = t.splitn(3, '.');

@@ -53,25 +53,25 @@ impl LintInput {
         }
     }
 
-    pub fn head(&self, path: &str) -> Option<&[u8]> {
+    pub(crate) fn head(&self, path: &str) -> Option<&[u8]> {
         self.head_files.get(path).map(Vec::as_slice)
     }
 
-    pub fn base(&self, path: &str) -> Option<&[u8]> {
+    pub(crate) fn base(&self, path: &str) -> Option<&[u8]> {
         self.base_files.get(path).map(Vec::as_slice)
     }
 
-    pub fn head_text(&self, path: &str) -> Option<&str> {
+    pub(crate) fn head_text(&self, path: &str) -> Option<&str> {
         self.head(path).and_then(|b| std::str::from_utf8(b).ok())
     }
 
-    pub fn is_changed(&self, path: &str) -> bool {
+    pub(crate) fn is_changed(&self, path: &str) -> bool {
         self.changed
             .iter()
             .any(|c| c.path == path || c.previous_path.as_deref() == Some(path))
     }
 
-    pub fn change(&self, path: &str) -> Option<&ChangedPath> {
+    pub(crate) fn change(&self, path: &str) -> Option<&ChangedPath> {
         self.changed.iter().find(|c| c.path == path)
     }
 

@@ -5,7 +5,7 @@ use super::context::Context;
 use super::{Finding, Rule, Severity};
 use crate::recipe::launcher::Route;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L01",
     name: "script-exists",
     description: "The benchmark script a config runs must exist under every launcher of its runner label.",

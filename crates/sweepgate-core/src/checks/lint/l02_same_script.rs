@@ -4,7 +4,7 @@
 use super::context::Context;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L02",
     name: "same-script-per-label",
     description: "Every launcher of a runner label must run the same benchmark script.",

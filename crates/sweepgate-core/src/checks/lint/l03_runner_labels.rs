@@ -8,7 +8,7 @@ use super::context::Context;
 use super::{Finding, Rule, Severity};
 use crate::recipe::launcher::launcher_of_runner;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L03",
     name: "runner-labels",
     description: "A config's runner label must be declared in runners.yaml, and every node prefix needs a launcher script.",

@@ -5,7 +5,7 @@ use super::context::Context;
 use super::{Finding, Rule, Severity};
 use crate::recipe::launcher::{RecipeSpelling, Route};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L04",
     name: "recipe-exists",
     description: "A recipe referenced by CONFIG_FILE must exist where the launcher overlays local recipes.",

@@ -5,7 +5,7 @@ use super::context::Context;
 use super::image::ImageRef;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L05",
     name: "recipe-container",
     description: "A recipe's model.container must equal the master config's image.",

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use super::context::Context;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L06",
     name: "unused-variable",
     description: "A variable holding flags is assigned but never expanded, so its flags never reach a command.",

@@ -6,7 +6,7 @@ use super::context::Context;
 use super::{Finding, Rule, Severity};
 use crate::recipe::script::{ClientKind, ScriptFacts, ServerLaunch};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L07",
     name: "eval-context",
     description: "The eval context length computed by setup_eval_context must reach the server command.",

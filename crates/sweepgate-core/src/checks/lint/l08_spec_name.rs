@@ -6,7 +6,7 @@ use super::context::Context;
 use super::spec::{named_mtp, spec_line};
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L08",
     name: "spec-matches-name",
     description: "A script uses speculative decoding exactly when its name ends in _mtp.",

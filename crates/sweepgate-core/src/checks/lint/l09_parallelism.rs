@@ -8,7 +8,7 @@ use super::context::Context;
 use super::{Finding, Rule, Severity};
 use crate::recipe::script::Arm;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L09",
     name: "hard-coded-parallelism",
     description: "Parallelism must come from the TP/EP_SIZE/DP_ATTENTION variables, not literals.",

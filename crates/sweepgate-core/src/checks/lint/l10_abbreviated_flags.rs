@@ -7,7 +7,7 @@ use super::data::EngineData;
 use super::{Finding, Rule, Severity};
 use crate::recipe::script::Engine;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L10",
     name: "abbreviated-flag",
     description: "Engine flags are written in full: argparse accepts unique prefixes, grep-based tooling does not.",
@@ -32,7 +32,7 @@ fn expands(data: &EngineData, key: &str) -> Option<String> {
     hits.first().map(|s| s.to_string())
 }
 
-pub fn engine_data<'d>(ctx: &'d Context<'_>, engine: Engine) -> Option<&'d EngineData> {
+pub(crate) fn engine_data<'d>(ctx: &'d Context<'_>, engine: Engine) -> Option<&'d EngineData> {
     let d = &ctx.input.data;
     match engine {
         Engine::Vllm => Some(&d.vllm),

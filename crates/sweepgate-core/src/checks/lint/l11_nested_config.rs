@@ -8,7 +8,7 @@ use super::context::Context;
 use super::{Finding, Rule, Severity};
 use crate::recipe::script::Engine;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L11",
     name: "nested-config-flag",
     description: "Dotted vLLM config flags use the underscore form, and a config is never given both as JSON and as dotted keys.",

@@ -8,7 +8,7 @@ use super::context::Context;
 use super::{Finding, Rule, Severity};
 use crate::recipe::script::{RequirementKind, ScriptFacts};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L12",
     name: "unpinned-install",
     description: "pip installs must pin every requirement (==version or a commit).",

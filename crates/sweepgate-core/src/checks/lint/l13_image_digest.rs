@@ -6,7 +6,7 @@ use super::context::Context;
 use super::image::{ImageRef, immutable_tag};
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L13",
     name: "image-digest",
     description: "Images are pinned by digest; a moving tag can change what a rerun measures.",

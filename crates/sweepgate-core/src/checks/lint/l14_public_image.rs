@@ -5,7 +5,7 @@ use super::context::Context;
 use super::image::ImageRef;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L14",
     name: "public-image",
     description: "Images must be public registry references, not local files or bare names.",

@@ -6,7 +6,7 @@ use super::image::ImageRef;
 use super::{Finding, Rule, Severity};
 use crate::recipe::launcher::sku_of;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L15",
     name: "upstream-image",
     description: "vLLM and SGLang configs on established SKUs use the upstream project's images.",

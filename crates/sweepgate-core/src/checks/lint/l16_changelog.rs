@@ -6,7 +6,7 @@
 use super::context::Context;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L16",
     name: "changelog-hygiene",
     description: "A master-config change appends a changelog entry whose pr-link is this PR.",

@@ -13,7 +13,7 @@ use super::context::{Context, settings};
 use super::image::ImageRef;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L17",
     name: "changelog-claims",
     description: "A new changelog entry's description must agree with the configs and scripts it ships.",

@@ -5,7 +5,7 @@
 use super::context::Context;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L18",
     name: "model-prefix",
     description: "A config key starts with its model-prefix, and the prefix is registered in MODELS.md.",

@@ -11,7 +11,7 @@ use crate::recipe::golden::{
 use crate::recipe::launcher::Scenario;
 use crate::recipe::script::{ScriptFacts, ServerLaunch};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L19",
     name: "golden-al",
     description: "The simulated acceptance length pinned for an agentic spec config equals the golden AL at its K.",
@@ -20,7 +20,7 @@ pub const RULE: Rule = Rule {
 
 /// One (K, AL) pair a launch pins, with what selects its golden curve.
 #[derive(Debug, Clone)]
-pub struct Pair {
+pub(crate) struct Pair {
     pub key: String,
     pub prefix: String,
     pub file: String,
@@ -90,7 +90,7 @@ fn thinking<'a>(signals: impl IntoIterator<Item = (&'a str, String)>) -> Option<
     golden::resolve_thinking(modes).ok()
 }
 
-pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
+pub(crate) fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
     let mut out = Vec::new();
     let injectors: Vec<golden::Injector> = ctx
         .input
@@ -270,7 +270,7 @@ pub fn pairs(ctx: &Context<'_>) -> Vec<Pair> {
     out
 }
 
-pub fn lookup<'g>(ctx: &'g Context<'_>, p: &Pair, mode: ThinkingMode) -> Lookup<'g> {
+pub(crate) fn lookup<'g>(ctx: &'g Context<'_>, p: &Pair, mode: ThinkingMode) -> Lookup<'g> {
     ctx.golden.lookup(&Query {
         prefix: &p.prefix,
         method: p.method.clone(),

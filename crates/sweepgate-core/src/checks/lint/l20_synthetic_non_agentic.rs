@@ -5,14 +5,14 @@ use super::context::{Context, arms, settings_at};
 use super::{Finding, Rule, Severity};
 use crate::recipe::launcher::Scenario;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L20",
     name: "synthetic-non-agentic",
     description: "Synthetic (simulated) acceptance is only for agentic configs.",
     check,
 };
 
-pub const SCRIPT_KNOBS: [&str; 6] = [
+pub(crate) const SCRIPT_KNOBS: [&str; 6] = [
     "SGLANG_SIMULATE_ACC_LEN",
     "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS",
     "synthetic_acceptance_length",

@@ -10,7 +10,7 @@ use super::{Finding, Rule, Severity};
 use crate::recipe::master::SearchEntry;
 use crate::recipe::script::AssignedValue;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L21",
     name: "spec-arm-holds",
     description: "A config declaring spec decoding must not have script branches that turn it off for its concurrencies.",

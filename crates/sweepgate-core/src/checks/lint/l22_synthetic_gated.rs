@@ -7,7 +7,7 @@ use super::context::Context;
 use super::spec::gated_by_not_eval;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L22",
     name: "synthetic-gated",
     description: "Synthetic-acceptance knobs must be set only when EVAL_ONLY is not true.",

@@ -7,7 +7,7 @@ use super::context::Context;
 use super::{Finding, Rule, Severity};
 use crate::recipe::script::{RewriteKind, ScriptFacts, SourceRewrite, is_engine_path};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L23",
     name: "engine-patch",
     description: "Benchmark scripts must not patch the inference engine (without a waiver).",

@@ -4,7 +4,7 @@ use super::context::Context;
 use super::spec::{recipe_uses_spec, spec_line};
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L24",
     name: "draft-precision",
     description: "Speculative-decoding draft heads are served at the shipped precision.",

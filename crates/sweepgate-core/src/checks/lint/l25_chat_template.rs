@@ -6,7 +6,7 @@ use super::spec::{recipe_uses_spec, spec_line};
 use super::{Finding, Rule, Severity};
 use crate::recipe::script::ClientKind;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L25",
     name: "chat-template",
     description: "Speculative-decoding benchmarks send chat-formatted prompts.",

@@ -6,7 +6,7 @@ use super::context::Context;
 use super::{Finding, Rule, Severity};
 use crate::recipe::script::ClientKind;
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L26",
     name: "benchmark-flags",
     description: "run_benchmark_serving accepts only the flags benchmark_lib.sh knows.",

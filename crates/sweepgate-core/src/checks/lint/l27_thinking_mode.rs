@@ -7,7 +7,7 @@ use super::l19_golden_al::{lookup, pairs};
 use super::{Finding, Rule, Severity};
 use crate::recipe::golden::{Lookup, ThinkingMode};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L27",
     name: "thinking-mode",
     description: "A launch with thinking off pins the AL of the golden thinking_off row.",

@@ -6,7 +6,7 @@
 use super::context::{Context, arms, settings_at};
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L28",
     name: "injector-length",
     description: "SYNTHETIC_ACCEPTANCE=true needs an explicit SYNTHETIC_ACCEPTANCE_LENGTH and a framework with an injector.",

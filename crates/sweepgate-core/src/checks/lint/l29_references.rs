@@ -8,7 +8,7 @@ use regex::Regex;
 use super::context::Context;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L29",
     name: "references-resolve",
     description: "Repository paths cited in MODELS.md, the golden README and waivers exist.",

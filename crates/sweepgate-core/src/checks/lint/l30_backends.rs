@@ -10,7 +10,7 @@ use super::image::ImageRef;
 use super::l10_abbreviated_flags::engine_data;
 use super::{Finding, Rule, Severity};
 
-pub const RULE: Rule = Rule {
+pub(crate) const RULE: Rule = Rule {
     id: "L30",
     name: "unknown-backend",
     description: "Attention, MoE and all-reduce backends must be values the pinned engine version knows.",

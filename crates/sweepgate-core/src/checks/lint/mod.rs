@@ -8,10 +8,10 @@
 
 pub mod context;
 pub mod data;
-pub mod image;
+pub(crate) mod image;
 pub mod input;
 pub mod sarif;
-pub mod spec;
+pub(crate) mod spec;
 
 mod l01_script_exists;
 mod l02_same_script;
@@ -46,7 +46,7 @@ mod l30_backends;
 
 use std::fmt;
 
-pub use context::Context;
+pub(crate) use context::Context;
 pub use data::LintData;
 pub use input::{ChangedPath, LintInput};
 
@@ -60,7 +60,7 @@ pub enum Severity {
 }
 
 impl Severity {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -90,7 +90,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(
+    pub(crate) fn new(
         rule: &'static str,
         severity: Severity,
         file: &str,
@@ -107,7 +107,7 @@ impl Finding {
         }
     }
 
-    pub fn fix(mut self, fix: impl Into<String>) -> Self {
+    pub(crate) fn fix(mut self, fix: impl Into<String>) -> Self {
         self.fix = Some(fix.into());
         self
     }
@@ -129,7 +129,7 @@ impl fmt::Display for Finding {
 }
 
 /// A lint rule: its id, a one-line description and the check.
-pub struct Rule {
+pub(crate) struct Rule {
     pub id: &'static str,
     pub name: &'static str,
     pub description: &'static str,
@@ -137,7 +137,7 @@ pub struct Rule {
 }
 
 /// Every rule, in id order.
-pub fn rules() -> Vec<Rule> {
+pub(crate) fn rules() -> Vec<Rule> {
     vec![
         l01_script_exists::RULE,
         l02_same_script::RULE,
@@ -173,7 +173,7 @@ pub fn rules() -> Vec<Rule> {
 }
 
 /// The description of a rule id (`L00` included).
-pub fn rule_description(id: &str) -> Option<(&'static str, &'static str)> {
+pub(crate) fn rule_description(id: &str) -> Option<(&'static str, &'static str)> {
     if id == "L00" {
         return Some((
             "unreadable-input",
@@ -187,7 +187,7 @@ pub fn rule_description(id: &str) -> Option<(&'static str, &'static str)> {
 }
 
 /// Run every rule on the context; findings sorted by severity, file, line.
-pub fn run_context(ctx: &Context<'_>) -> Vec<Finding> {
+pub(crate) fn run_context(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out: Vec<Finding> = ctx.problems.clone();
     for r in rules() {
         out.extend((r.check)(ctx));

@@ -19,7 +19,7 @@ const SPEC_MARKERS: [&str; 9] = [
 
 /// Line of the first speculative-decoding marker, comment lines stripped
 /// (`None`: the text does not use speculative decoding).
-pub fn spec_line(text: &str) -> Option<(usize, String)> {
+pub(crate) fn spec_line(text: &str) -> Option<(usize, String)> {
     for (i, line) in text.lines().enumerate() {
         let t = line.trim_start();
         if t.starts_with('#') {
@@ -49,7 +49,7 @@ pub fn spec_line(text: &str) -> Option<(usize, String)> {
 }
 
 /// The recipe uses speculative decoding (its text, by §0.5).
-pub fn recipe_uses_spec(r: &SrtRecipe, text: Option<&str>) -> bool {
+pub(crate) fn recipe_uses_spec(r: &SrtRecipe, text: Option<&str>) -> bool {
     if let Some(t) = text
         && spec_line(t).is_some()
     {
@@ -65,7 +65,7 @@ pub fn recipe_uses_spec(r: &SrtRecipe, text: Option<&str>) -> bool {
 }
 
 /// The script's file name says MTP (`…_mtp.sh`).
-pub fn named_mtp(path: &str) -> bool {
+pub(crate) fn named_mtp(path: &str) -> bool {
     let stem = path
         .rsplit('/')
         .next()
@@ -75,7 +75,7 @@ pub fn named_mtp(path: &str) -> bool {
 }
 
 /// An arm that runs only when `EVAL_ONLY` is not `true`.
-pub fn arm_not_eval(a: &Arm) -> bool {
+pub(crate) fn arm_not_eval(a: &Arm) -> bool {
     let c = a.condition.replace(' ', "");
     let names_eval = |s: &str| s.contains("EVAL_ONLY");
     match a.kind {
@@ -100,19 +100,12 @@ pub fn arm_not_eval(a: &Arm) -> bool {
 }
 
 /// Some arm of the branch keeps `EVAL_ONLY=true` runs out.
-pub fn gated_by_not_eval(branch: &[Arm]) -> bool {
+pub(crate) fn gated_by_not_eval(branch: &[Arm]) -> bool {
     branch.iter().any(arm_not_eval)
 }
 
-/// An arm entered only when `EVAL_ONLY` is `true`.
-pub fn arm_eval_only(a: &Arm) -> bool {
-    matches!(a.kind, ArmKind::If | ArmKind::Elif | ArmKind::AndThen)
-        && a.condition.contains("EVAL_ONLY")
-        && !a.condition.contains("!=")
-}
-
 /// 1-based line of the first line containing `needle` (comments skipped).
-pub fn find_line(text: &str, needle: &str) -> Option<usize> {
+pub(crate) fn find_line(text: &str, needle: &str) -> Option<usize> {
     text.lines()
         .enumerate()
         .find(|(_, l)| !l.trim_start().starts_with('#') && l.contains(needle))
@@ -121,7 +114,7 @@ pub fn find_line(text: &str, needle: &str) -> Option<usize> {
 
 /// `CONC` comparisons of an arm condition (`[ "$CONC" -gt 16 ]`), as a
 /// predicate; `None` when the condition does not compare `CONC`.
-pub fn conc_predicate(cond: &str) -> Option<Box<dyn Fn(i64) -> bool>> {
+pub(crate) fn conc_predicate(cond: &str) -> Option<Box<dyn Fn(i64) -> bool>> {
     let c = cond.replace(['"', '{', '}', '$', '[', ']', '(', ')'], " ");
     let words: Vec<&str> = c.split_whitespace().collect();
     let i = words.iter().position(|w| *w == "CONC")?;
