@@ -1,4 +1,4 @@
-//! `GET /api/sweeps/<sweep_id>/matrix?token=<token>` (`CONTRACTS.md` §5):
+//! `GET /api/sweeps/<sweep_id>/matrix?token=<token>` (`docs/contracts.md` §5):
 //! the job matrix of a dispatched sweep, read-only, for the workflow run
 //! that holds the sweep's token. A wrong token is refused, an expired one
 //! too, and neither says whether the sweep exists.

@@ -1,4 +1,4 @@
-//! `dispatch` mode (`CONTRACTS.md` §5): sweepgate starts the sweep of a
+//! `dispatch` mode (`docs/contracts.md` §5): sweepgate starts the sweep of a
 //! head the gate allowed, serves its job matrix, cancels a superseded
 //! sweep, and follows the run. A timer re-reads open sweeps so a lost
 //! `workflow_run` webhook never leaves one pending.

@@ -1,4 +1,4 @@
-//! The contribution guide (`CONTRACTS.md` §4): once per PR that touches a
+//! The contribution guide (`docs/contracts.md` §4): once per PR that touches a
 //! master config, a benchmark script or the changelog, on opened, reopened
 //! and ready for review.
 use super::{Services, publish, repo_config, repo_of};

@@ -1,4 +1,4 @@
-//! Recipe lint on every push (`CONTRACTS.md` §4): a check run
+//! Recipe lint on every push (`docs/contracts.md` §4): a check run
 //! `sweepgate / recipe-lint` with one annotation per finding, and one
 //! summary comment per PR, edited in place for each new head.
 use super::{Scope, Services, guide::touches_recipes, publish};

@@ -475,7 +475,7 @@ async fn run_curves(
     Ok(curves::bullets(&report.appended, &master, date))
 }
 
-/// The sweep gate on every push and label change (`CONTRACTS.md` §2, §5):
+/// The sweep gate on every push and label change (`docs/contracts.md` §2, §5):
 /// in `track` mode a check run and one comment, edited in place.
 pub(crate) struct SweepGate {
     services: Services,
@@ -751,7 +751,7 @@ impl RecipeState {
 
 /// The commit a fork PR's sweep is bound to: a primary label applied by a
 /// user with write access binds the head it was applied on (stored, so a
-/// later push cannot inherit it; `CONTRACTS.md` §3).
+/// later push cannot inherit it; `docs/contracts.md` §3).
 async fn fork_binding(
     ctx: &JobContext,
     ev: &crate::events::payload::PullRequestEvent,

@@ -3,7 +3,7 @@
 //! pins the head SHA, builds the snapshot from GitHub, runs checks 0–17
 //! and publishes the verdict comment (edited in place per SHA, older
 //! heads' verdicts marked superseded), the `codeowner-signoff-verify`
-//! status and the `sweepgate / verdict` check run (`CONTRACTS.md` §6).
+//! status and the `sweepgate / verdict` check run (`docs/contracts.md` §6).
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 

@@ -1,4 +1,4 @@
-//! The recipe-lint summary comment (`CONTRACTS.md` §4): 🔴 errors,
+//! The recipe-lint summary comment (`docs/contracts.md` §4): 🔴 errors,
 //! 🟡 warnings, ℹ️ info collapsed; one line per finding with `file:line`,
 //! the rule id and the fix; a clean PR gets one line saying so.
 

@@ -227,7 +227,7 @@ impl Worker {
             }
             return;
         };
-        // Claim and end times: `sweepgate reliability replicas` reads these
+        // Claim and end times: `cargo xtask reliability replicas` reads these
         // from several processes' logs to check per-key serialization.
         tracing::debug!(
             job_id = claimed.job.id,

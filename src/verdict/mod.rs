@@ -1,4 +1,4 @@
-//! The verdict (`CONTRACTS.md` §6): the comment (through
+//! The verdict (`docs/contracts.md` §6): the comment (through
 //! `templates/verdict.md`), its marker, the superseded form of an old
 //! head's comment, the `codeowner-signoff-verify` commit status, and the
 //! data of the `sweepgate / verdict` check run.

@@ -1,4 +1,4 @@
-//! The comment grammar and the permission table (`CONTRACTS.md` §3), in the
+//! The comment grammar and the permission table (`docs/contracts.md` §3), in the
 //! style of triagebot's parser tests: many small bodies, each with the exact
 //! commands it must (or must not) yield.
 use proptest::prelude::*;

@@ -188,7 +188,7 @@ fn five_real_keys_resolve_per_launcher() {
 
 /// Every single-node key, scenario and spec arm at HEAD, over every launcher
 /// its label reaches: only `qwen3.5-fp8-h100-sglang-agentic` fails
-/// (inferencex-workflows §3.4, "159 resolutions succeed, 1 fails").
+/// (docs/reference-automation.md §3.4, "159 resolutions succeed, 1 fails").
 #[test]
 fn all_single_node_keys_resolve_except_the_known_one() {
     let tree = tree();
@@ -303,7 +303,7 @@ fn multi_node_recipes_resolve_through_the_overlay() {
         }
         out
     };
-    // Passes at HEAD (verifier-checks L04).
+    // Passes at HEAD (docs/rules.md L04).
     let key = "kimik3-fp4-b200-dynamo-vllm-agentic-dspark";
     let files = cfg_files(key);
     let refs: Vec<&str> = files.iter().map(String::as_str).collect();

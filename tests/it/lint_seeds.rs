@@ -1,4 +1,4 @@
-//! Seed scenarios of CONTRACTS.md §7 for the recipe lint (seeds 000, 001,
+//! Seed scenarios of docs/contracts.md §7 for the recipe lint (seeds 000, 001,
 //! 003, 004): exactly the listed findings, nothing else at error level.
 
 use crate::lint_support as support;

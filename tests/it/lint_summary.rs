@@ -1,4 +1,4 @@
-//! The recipe-lint summary comment (CONTRACTS.md §4): marker per head SHA,
+//! The recipe-lint summary comment (docs/contracts.md §4): marker per head SHA,
 //! 🔴 errors, 🟡 warnings, ℹ️ info collapsed, one line per finding with
 //! `file:line`, rule id and fix; one line for a clean PR.
 

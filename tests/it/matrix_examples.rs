@@ -1,4 +1,4 @@
-//! The worked examples of matrix-generator.md §11 and the row checksums of
+//! The worked examples of docs/matrix-generator.md §11 and the row checksums of
 //! its Example 10 on the real configs.
 use serde_json::{Value, json};
 use sweepgate_core::matrix::{self, Inputs};

@@ -1,5 +1,5 @@
 //! The changelog job list on a synthetic `config-keys: ["*"]` entry, against
-//! the size facts of inferencex-workflows.md §6.
+//! the size facts of docs/reference-automation.md §6.
 use std::collections::HashSet;
 
 use sweepgate_core::matrix::{self, jobs};

@@ -1,5 +1,5 @@
 //! Benchmark-script facts on realistic scripts modelled on the seeds and on
-//! the conventions of verifier-checks.md §1.9 and §3.
+//! the conventions of docs/rules.md §1.9 and §3.
 
 use sweepgate_core::recipe::script::{
     ArmKind, ClientKind, Engine, EnvKind, FlagForm, InstallTool, RequirementKind, RewriteKind,
@@ -389,7 +389,7 @@ fn seed_001_dp_attention_arms_and_speculative_config() {
 }
 
 /// Agentic arrays, `case` arms and per-branch (K, AL) pairs, as in
-/// verifier-checks §3 L21 (`agentic/kimik3_fp4_b300_vllm_mtp.sh`).
+/// docs/rules.md §3 L21 (`agentic/kimik3_fp4_b300_vllm_mtp.sh`).
 const AGENTIC: &str = r#"#!/usr/bin/env bash
 set -eo pipefail
 source "$(dirname "$0")/../../benchmark_lib.sh"
@@ -564,7 +564,7 @@ fn agentic_array_launch_case_arms_and_k_pairs() {
     );
 }
 
-/// verifier-checks Check 10 trip (`agentic/qwen3.5_fp8_h200_mtp.sh` line 133):
+/// docs/rules.md Check 10 trip (`agentic/qwen3.5_fp8_h200_mtp.sh` line 133):
 /// `sed -i` on SGLang's installed `multi_tokenizer_mixin.py`, plus a
 /// `git apply`, a Python heredoc and a `cp` into site-packages.
 const PATCHING: &str = r#"#!/usr/bin/env bash

@@ -1,4 +1,4 @@
-//! `dispatch` mode on the sandbox (`CONTRACTS.md` §5): a labelled PR gets
+//! `dispatch` mode on the sandbox (`docs/contracts.md` §5): a labelled PR gets
 //! exactly one `workflow_dispatch` whose inputs and served matrix match the
 //! repository model's job list; a new push cancels the superseded run; a
 //! lost `workflow_run` is recovered by the timer; a workflow that still

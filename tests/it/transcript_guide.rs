@@ -174,7 +174,7 @@ async fn an_edited_comment_runs_only_its_new_commands() {
     w.finish(&[pr.number]).await;
 }
 
-/// One row per line of the permission table (`CONTRACTS.md` §3), through
+/// One row per line of the permission table (`docs/contracts.md` §3), through
 /// the collaborator permission API, never the payload alone.
 #[tokio::test]
 async fn the_permission_table_is_checked_through_the_api() {

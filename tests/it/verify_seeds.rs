@@ -1,4 +1,4 @@
-//! The verifier rows of `CONTRACTS.md` §7: seed 002 (the 18-row PASS
+//! The verifier rows of `docs/contracts.md` §7: seed 002 (the 18-row PASS
 //! verdict, snapshot-tested as the whole comment) and seed 003 (Check 15
 //! REVIEW listing the four contradicted claims). Each scenario's world
 //! (paths, team, checklist, model) is written into its own fixture files,

@@ -1,4 +1,4 @@
-//! `sweepgate sandbox`: the sandbox GitHub as its own process, seeded with
+//! `cargo xtask sandbox`: the sandbox GitHub as its own process, seeded with
 //! a world for reliability runs, plus a small JSON control API under
 //! `/_sandbox/control/` through which a harness in another process creates
 //! activity, takes the signed deliveries and reads the effects. The control

@@ -72,7 +72,7 @@ pub fn fixture_files() -> Vec<(String, Vec<u8>)> {
 /// A sweep workflow with only a `workflow_dispatch` trigger.
 pub const DISPATCH_ONLY: &str = "name: Run sweep\nrun-name: \"Sweep ${{ inputs.sweep-id }}\"\non:\n  workflow_dispatch:\n    inputs:\n      sweep-id:\n        required: true\n";
 
-/// A world in `dispatch` mode (`CONTRACTS.md` §5) whose sweep workflow on
+/// A world in `dispatch` mode (`docs/contracts.md` §5) whose sweep workflow on
 /// the default branch is `workflow`, its dashboard at `public_url`.
 pub async fn dispatch_world(workflow: &str, public_url: &str) -> World {
     let mut files = fixture_files();

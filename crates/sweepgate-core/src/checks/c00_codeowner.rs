@@ -1,4 +1,4 @@
-//! Check 0 — CODEOWNER (`verifier-checks.md` §2 Check 0, §1.1).
+//! Check 0 — CODEOWNER (`docs/rules.md` §2 Check 0, §1.1).
 //!
 //! Last matching CODEOWNERS rule wins; a path decided by the `*` line is a
 //! catch-all path, covered by any recognised code owner (listed anywhere,

@@ -1,5 +1,5 @@
-//! Check 1 — Sweep on an in-PR commit (`verifier-checks.md` §2 Check 1,
-//! `CONTRACTS.md` §6): some commit of the PR has, per required job family,
+//! Check 1 — Sweep on an in-PR commit (`docs/rules.md` §2 Check 1,
+//! `docs/contracts.md` §6): some commit of the PR has, per required job family,
 //! a successful check run and none that failed, reading the latest check run
 //! per name (`filter=latest`, so jobs re-run in a later attempt count).
 use super::snapshot::CheckRun;

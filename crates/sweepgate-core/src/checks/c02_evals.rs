@@ -1,4 +1,4 @@
-//! Check 2 — Evals (`verifier-checks.md` §2 Check 2, §1.5): every changed
+//! Check 2 — Evals (`docs/rules.md` §2 Check 2, §1.5): every changed
 //! key has an eval row in the run's `eval_results_all`, every counted score
 //! meets its bar from the thresholds file, and the run used the image the
 //! head ships.

@@ -1,4 +1,4 @@
-//! Check 3 — Upstream recipe (`verifier-checks.md` §2 Check 3): a
+//! Check 3 — Upstream recipe (`docs/rules.md` §2 Check 3): a
 //! single-node vLLM/SGLang key must be documented upstream by a merged
 //! recipe PR (or a published page) whose major arguments agree with the
 //! shipped launch. It decides what the data decides (link, merge state,

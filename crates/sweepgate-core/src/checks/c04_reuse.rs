@@ -1,5 +1,5 @@
-//! Check 4 — Reuse command (`verifier-checks.md` §2 Check 4,
-//! `CONTRACTS.md` §3): the newest authorized `/use <run_id>` or
+//! Check 4 — Reuse command (`docs/rules.md` §2 Check 4,
+//! `docs/contracts.md` §3): the newest authorized `/use <run_id>` or
 //! `/reuse-sweep-run [<run_id>]` on the conversation names a run that is a
 //! completed sweep on an in-PR commit with unexpired result artifacts.
 use super::snapshot::Comment;

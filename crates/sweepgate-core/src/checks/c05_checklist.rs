@@ -1,4 +1,4 @@
-//! Check 5 — Checklist template (`verifier-checks.md` §2 Check 5): the
+//! Check 5 — Checklist template (`docs/rules.md` §2 Check 5): the
 //! sign-off carries every item of the target repository's current template,
 //! checked; an unchecked item needs an explanation in the detail section
 //! (whether it suffices is REVIEW).

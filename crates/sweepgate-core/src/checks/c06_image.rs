@@ -1,4 +1,4 @@
-//! Check 6 — Upstream image / engine-first ordering (`verifier-checks.md`
+//! Check 6 — Upstream image / engine-first ordering (`docs/rules.md`
 //! §2 Check 6, §1.7). (a) vLLM/SGLang keys on established SKUs use the
 //! upstream Docker Hub images; (b) a key of another framework lands only
 //! after a vLLM/SGLang key of the same model and SKU. A claimed exception

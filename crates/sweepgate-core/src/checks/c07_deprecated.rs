@@ -1,4 +1,4 @@
-//! Check 7 — Deprecated models (`verifier-checks.md` §2 Check 7, §1.2):
+//! Check 7 — Deprecated models (`docs/rules.md` §2 Check 7, §1.2):
 //! no changed key submits a model, scenario, precision or spec arm that
 //! MODELS.md (default branch) retires on or before the review date (the
 //! snapshot's injected `today`).

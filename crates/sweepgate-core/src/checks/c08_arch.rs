@@ -1,4 +1,4 @@
-//! Check 8 — No architecture hacks (`verifier-checks.md` §2 Check 8): an
+//! Check 8 — No architecture hacks (`docs/rules.md` §2 Check 8): an
 //! added line overriding the model config (`--hf-overrides`,
 //! `--json-model-override-args`, an edit of `config.json`) is REVIEW naming
 //! the keys (watch-list keys flagged as FLOP-reduction candidates); whether

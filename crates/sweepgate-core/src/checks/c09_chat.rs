@@ -1,4 +1,4 @@
-//! Check 9 — Chat template (`verifier-checks.md` §2 Check 9, §1.9): a
+//! Check 9 — Chat template (`docs/rules.md` §2 Check 9, §1.9): a
 //! speculative-decoding benchmark must drive the chat template, so its AL
 //! distribution matches real traffic. Fixed-length scripts pass
 //! `--use-chat-template` (or `--dsv4`) to every `run_benchmark_serving`;

@@ -1,4 +1,4 @@
-//! Check 10 — No engine patches (`verifier-checks.md` §2 Check 10): added
+//! Check 10 — No engine patches (`docs/rules.md` §2 Check 10): added
 //! lines that patch the engine or serving stack (patch files, `git apply`,
 //! in-place edits of engine paths, serving-process `sitecustomize`, engine
 //! wheels installed before serving, `apply_*patch*.sh`) fail unless this PR

@@ -1,5 +1,5 @@
-//! Check 11 — Golden AL (`verifier-checks.md` §2 Check 11, §1.3–§1.4,
-//! `CONTRACTS.md` §6): an agentic speculative-decoding config runs
+//! Check 11 — Golden AL (`docs/rules.md` §2 Check 11, §1.3–§1.4,
+//! `docs/contracts.md` §6): an agentic speculative-decoding config runs
 //! simulated acceptance whose AL is the committed golden value for its
 //! model, draft method, thinking mode and draft length K. SGLang's K comes
 //! from `--speculative-num-steps` or, for DSpark, from

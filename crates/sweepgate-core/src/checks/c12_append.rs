@@ -1,4 +1,4 @@
-//! Check 12 — Append-only (`verifier-checks.md` §2 Check 12): applies when
+//! Check 12 — Append-only (`docs/rules.md` §2 Check 12): applies when
 //! a new changelog entry sets `append-only: true`. Every new entry must then
 //! be append-only without eval flags, the `check-changelog` check run on the
 //! head must be green, and every changed benchmark-affecting hunk must be

@@ -1,4 +1,4 @@
-//! Check 13 — Draft precision (`verifier-checks.md` §2 Check 13): the draft
+//! Check 13 — Draft precision (`docs/rules.md` §2 Check 13): the draft
 //! model or head of a speculative-decoding config is served at its shipped
 //! precision. A knob that re-quantizes the draft fails, naming file and
 //! line; kernel selectors (`--speculative-moe-runner-backend`, …) are fine;

@@ -1,5 +1,5 @@
-//! Check 14 — Pareto coverage (`verifier-checks.md` §2 Check 14,
-//! `CONTRACTS.md` §6): each curve of the run that belongs to a changed key
+//! Check 14 — Pareto coverage (`docs/rules.md` §2 Check 14,
+//! `docs/contracts.md` §6): each curve of the run that belongs to a changed key
 //! has enough points on its throughput/latency Pareto frontier. x is P90
 //! (and P75) end-to-end latency for agentic curves, P90 latency for fixed
 //! length; y is total token throughput per GPU. Five or more frontier
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn frontier_of_the_reference_fixture_has_five_points() {
-        // verifier-checks.md Check 14 fixture shape: conc 48 is dominated by 32.
+        // docs/rules.md Check 14 fixture shape: conc 48 is dominated by 32.
         let pts: Vec<Point> = [
             (1.0, 10.0),
             (1.5, 20.0),

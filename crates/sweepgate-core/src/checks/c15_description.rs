@@ -1,5 +1,5 @@
-//! Check 15 — PR description (`verifier-checks.md` §2 Check 15,
-//! `CONTRACTS.md` §6): the claims of the PR body and of the new changelog
+//! Check 15 — PR description (`docs/rules.md` §2 Check 15,
+//! `docs/contracts.md` §6): the claims of the PR body and of the new changelog
 //! descriptions are compared with the files shipped at the head.
 //!
 //! * Hard identifiers (image, pinned AL, draft length K, flags of a fenced

@@ -1,4 +1,4 @@
-//! Check 16 — NVIDIA overview (`verifier-checks.md` §2 Check 16,
+//! Check 16 — NVIDIA overview (`docs/rules.md` §2 Check 16,
 //! information only): one summary per changed NVIDIA key. It never blocks:
 //! the row is PASS with the summary or N/A.
 use super::c06_image::short_image;

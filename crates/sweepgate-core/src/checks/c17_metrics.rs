@@ -1,4 +1,4 @@
-//! Check 17 — Metrics publication (`verifier-checks.md` §2 Check 17): a
+//! Check 17 — Metrics publication (`docs/rules.md` §2 Check 17): a
 //! Dynamo TRT-LLM config must publish engine iteration/KV-cache metrics.
 //! Primary test on the run's result rows (`server_metrics`); static test
 //! on the recipes (`publish_events_and_metrics: false` is REVIEW).

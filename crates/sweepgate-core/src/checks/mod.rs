@@ -1,7 +1,7 @@
 //! Checks: pure functions over the PR facts. `lint` holds the recipe lint
 //! rules (one file each).
 //!
-//! The verifier checks 0–17 (`verifier-checks.md` §2, `CONTRACTS.md` §6)
+//! The verifier checks 0–17 (`docs/rules.md` §2, `docs/contracts.md` §6)
 //! live one per file (`c00_codeowner` … `c17_metrics`). Each is
 //! `fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult`: it reads the
 //! [`Snapshot`] (built once, at a pinned head SHA) and never does I/O.
@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use snapshot::Snapshot;
 
-/// Check names, exactly as `CONTRACTS.md` §6 spells them.
+/// Check names, exactly as `docs/contracts.md` §6 spells them.
 pub const CHECK_NAMES: [&str; 18] = [
     "CODEOWNER",
     "Sweep on in-PR commit",
@@ -184,7 +184,7 @@ pub fn one_line(s: &str) -> String {
     out
 }
 
-/// The configuration choices behind the open points of `verifier-checks.md`
+/// The configuration choices behind the open points of `docs/rules.md`
 /// §5, with the recommended defaults. Read from
 /// [`VERIFIER_SETTINGS_PATH`] on the default branch when present.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -380,7 +380,7 @@ pub(crate) fn join_list(items: &[String]) -> String {
 
 /// Lines of a comment body that can hold a command: at most 3 columns of
 /// indent, outside fenced code, block quotes and HTML comments (a
-/// conservative reading of `CONTRACTS.md` §3; the full grammar lives in
+/// conservative reading of `docs/contracts.md` §3; the full grammar lives in
 /// `crate::commands`). Returns `(1-based line, trimmed text)`.
 pub fn command_lines(body: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();

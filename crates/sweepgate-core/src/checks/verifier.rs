@@ -1,5 +1,5 @@
 //! Runs checks 0–17 over one snapshot and applies `/ack-check`
-//! acknowledgements (`CONTRACTS.md` §3, §6).
+//! acknowledgements (`docs/contracts.md` §3, §6).
 use super::snapshot::{AckRecord, Comment};
 use super::{
     Acknowledgement, CheckResult, Outcome, Snapshot, c00_codeowner, c01_sweep, c02_evals,
@@ -81,7 +81,7 @@ pub enum AckRefusal {
 }
 
 /// Reads `/ack-check <N> <reason>` lines from conversation comments.
-/// Authorization (`CONTRACTS.md` §3): role admin or maintain, read through
+/// Authorization (`docs/contracts.md` §3): role admin or maintain, read through
 /// the API into `Comment::permission`, and not the PR author.
 pub fn parse_acks(
     comments: &[Comment],

@@ -1,4 +1,4 @@
-//! The permission table of `CONTRACTS.md` §3, as pure logic over facts
+//! The permission table of `docs/contracts.md` §3, as pure logic over facts
 //! fetched through the API at the time of the command.
 //!
 //! The payload's `author_association` is never enough on its own: every
@@ -150,7 +150,7 @@ fn same_login(a: &str, b: Option<&str>) -> bool {
     b.is_some_and(|b| a.eq_ignore_ascii_case(b))
 }
 
-/// The permission table (`CONTRACTS.md` §3).
+/// The permission table (`docs/contracts.md` §3).
 pub fn authorize(cmd: &Command, actor: Actor<'_>, facts: Facts<'_>) -> Result<(), Refusal> {
     let name = cmd.name();
     let refuse = |why: String| {

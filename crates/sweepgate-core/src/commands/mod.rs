@@ -1,4 +1,4 @@
-//! The comment grammar and the permission table (`CONTRACTS.md` §3).
+//! The comment grammar and the permission table (`docs/contracts.md` §3).
 //!
 //! - [`parse_comment`]: the command lines of a comment body, with their line
 //!   and byte offset, each a [`Command`] or a [`CommandError`] whose text is

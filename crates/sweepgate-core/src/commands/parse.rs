@@ -1,4 +1,4 @@
-//! The command grammar (`CONTRACTS.md` §3).
+//! The command grammar (`docs/contracts.md` §3).
 //!
 //! Decisions, each pinned by a test:
 //! - Where a command may stand is decided by [`super::markdown`]: at the start
@@ -18,7 +18,7 @@ use super::markdown::slash_lines;
 use crate::ids::RunId;
 use std::fmt;
 
-/// The highest check number (`CONTRACTS.md` §6: checks 0–17).
+/// The highest check number (`docs/contracts.md` §6: checks 0–17).
 pub const MAX_CHECK: u8 = 17;
 /// Longest accepted `/ack-check` reason, in characters (it is shown in a row).
 pub(crate) const MAX_REASON_CHARS: usize = 500;

@@ -1,5 +1,5 @@
 //! Per-repository configuration: `.github/sweepgate.toml` on the target
-//! repository's default branch (`CONTRACTS.md` §1–§2).
+//! repository's default branch (`docs/contracts.md` §1–§2).
 //!
 //! Every path, label, URL and list that sweepgate reads from the benchmark
 //! repository comes from here; the defaults are the August layout of
@@ -72,7 +72,7 @@ impl Default for Paths {
     }
 }
 
-/// Sweep labels (`CONTRACTS.md` §2).
+/// Sweep labels (`docs/contracts.md` §2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Labels {
@@ -122,7 +122,7 @@ impl Default for Links {
     }
 }
 
-/// How sweeps are run (`CONTRACTS.md` §5).
+/// How sweeps are run (`docs/contracts.md` §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum SweepMode {

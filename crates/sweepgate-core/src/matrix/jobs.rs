@@ -1,4 +1,4 @@
-//! The changelog-driven job list (inferencex-workflows.md §3.2): appended
+//! The changelog-driven job list (docs/reference-automation.md §3.2): appended
 //! changelog entries → throughput and eval rows, trimming, recipe
 //! fingerprints, and buckets per job family. Entries come in as plain keys
 //! and flags so this does not depend on the changelog parser's types.

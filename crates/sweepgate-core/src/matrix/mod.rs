@@ -1,6 +1,6 @@
 //! Expansion of master configs into the sweep job matrix, identical to the
 //! reference generator (`generate_sweep_configs.py full-sweep|test-config`,
-//! spec `reference/matrix-generator.md`).
+//! spec `docs/matrix-generator.md`).
 //!
 //! The pieces are pure and separately callable: [`parse_args`], [`load`]
 //! (the only part doing I/O), [`generate::full_sweep`] /

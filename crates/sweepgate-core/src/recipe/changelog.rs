@@ -1,5 +1,5 @@
 //! `perf-changelog.yaml`: the list of entries that select config keys to
-//! sweep, and its two rule sets (inferencex-workflows.md §2.1–§2.2):
+//! sweep, and its two rule sets (docs/reference-automation.md §2.1–§2.2):
 //!
 //! * the **PR gate** (`pr_gate`): what `check-changelog` enforces before a
 //!   sweep may run. It reads only the lines added by `git diff base head`,

@@ -3,7 +3,7 @@
 //! The sweep workflow runs `runners/launch_${RUNNER_NAME%%_*}.sh`; each
 //! launcher builds the script path from the config's model prefix,
 //! precision, framework, spec-decoding and scenario with its own rule and
-//! fallback (verifier-checks §1.8, inferencex-workflows §3.4). A config's
+//! fallback (docs/rules.md §1.8, docs/reference-automation.md §3.4). A config's
 //! runner label can reach several launchers, and its script must resolve
 //! under every one (L01, L02). The rules are data ([`LauncherTable`]) so a
 //! repository whose launchers differ can describe its own.

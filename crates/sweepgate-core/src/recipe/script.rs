@@ -446,7 +446,7 @@ pub struct SourceRewrite {
 
 impl SourceRewrite {
     /// A target or the inline body names an installed engine location
-    /// (verifier-checks Check 10 list). Variables are not resolved here.
+    /// (docs/rules.md Check 10 list). Variables are not resolved here.
     pub fn touches_engine_path(&self) -> bool {
         self.targets.iter().any(|t| is_engine_path(&t.text))
             || (matches!(
@@ -456,7 +456,7 @@ impl SourceRewrite {
     }
 }
 
-/// Installed engine sources (verifier-checks Check 10 detection, item 2).
+/// Installed engine sources (docs/rules.md Check 10 detection, item 2).
 pub(crate) fn is_engine_path(text: &str) -> bool {
     const ENGINES: [&str; 8] = [
         "vllm",
@@ -2340,7 +2340,7 @@ fn contains_hex40(s: &str) -> bool {
     s.split(|c: char| !c.is_ascii_hexdigit()).any(is_hex40)
 }
 
-/// Classify one requirement spec (verifier-checks L12).
+/// Classify one requirement spec (docs/rules.md L12).
 pub(crate) fn classify_requirement(w: &Word) -> Requirement {
     let spec = w.text.trim().to_string();
     let mk = |kind, name: Option<String>| Requirement {

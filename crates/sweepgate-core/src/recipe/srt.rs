@@ -342,7 +342,7 @@ impl SrtRecipe {
     }
 
     /// The decode role, else the aggregated one: where K and the simulated
-    /// acceptance count (verifier-checks §1.3 step 4).
+    /// acceptance count (docs/rules.md §1.3 step 4).
     pub(crate) fn serving_role(&self) -> Option<&RoleFacts> {
         self.role(Role::Decode)
             .or_else(|| self.role(Role::Aggregated))
@@ -549,7 +549,7 @@ mod tests {
     }
 
     /// Schema 1, SGLang disagg with decode-only EAGLE and the abbreviated
-    /// `speculative-algo` (verifier-checks L10 trip:
+    /// `speculative-algo` (docs/rules.md L10 trip:
     /// `sglang/deepseek-v4/8k1k/disagg-b200-low-latency-1p1d-tp8-tp8-mtp.yaml`).
     const SGLANG_DISAGG: &str = r#"name: "disagg-b200-8k1k-low-latency-1p1d-tp8-tp8-mtp"
 
@@ -614,7 +614,7 @@ benchmark:
         let d = r.role(Role::Decode).unwrap();
         assert_eq!(p.env_line, Some(16));
         assert_eq!(d.env_line, Some(20));
-        // K from decode, not prefill (verifier-checks §1.3 step 4).
+        // K from decode, not prefill (docs/rules.md §1.3 step 4).
         assert_eq!(r.serving_role().unwrap().role, Role::Decode);
         assert_eq!(d.arg("speculative-num-steps").unwrap().text(), "3");
         assert_eq!(p.arg("speculative-num-steps").unwrap().text(), "1");
@@ -644,7 +644,7 @@ benchmark:
     }
 
     /// Schema 1, Dynamo TRT-LLM agentic recipe with thinking disabled and the
-    /// force knob at 1.49 (verifier-checks Check 11 REVIEW / L27 example
+    /// force knob at 1.49 (docs/rules.md Check 11 REVIEW / L27 example
     /// `trtllm/deepseek-v4/agentx-gb300-20260811/…-1p4d-dep4-tep8-c4-b1-mtp.yaml`).
     const TRT_AGENTIC: &str = r#"name: dynamo-disagg-gb300-1p4d-dep4-tep8-c4-b1-mtp
 model:

@@ -1,4 +1,4 @@
-//! Sign-off detection and checklist parsing (`verifier-checks.md` §0.1,
+//! Sign-off detection and checklist parsing (`docs/rules.md` §0.1,
 //! Check 5).
 //!
 //! A body is a sign-off when it contains the trigger phrase. Its checklist

@@ -1,4 +1,4 @@
-//! `dispatch` mode (`CONTRACTS.md` §5), the pure part: the sweep id, the
+//! `dispatch` mode (`docs/contracts.md` §5), the pure part: the sweep id, the
 //! job matrix the workflow fetches (grouped by job family, chunks of at
 //! most `chunk_size`), the `workflow_dispatch` inputs, and the safety rule
 //! that keeps a workflow with its own `pull_request` trigger from running

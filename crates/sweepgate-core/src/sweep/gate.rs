@@ -1,4 +1,4 @@
-//! The sweep gate (`CONTRACTS.md` §2–§3, `inferencex-workflows.md` §2.3):
+//! The sweep gate (`docs/contracts.md` §2–§3, `docs/reference-automation.md` §2.3):
 //! whether a PR's labels, changelog and head commit let a sweep run. Pure;
 //! in `track` mode its answer is advisory (a check run and one comment).
 use crate::commands::RepoRole;

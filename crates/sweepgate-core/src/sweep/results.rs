@@ -1,5 +1,5 @@
 //! The result-links comment of a completed sweep run: job families with
-//! their outcomes and the canary's (`CONTRACTS.md` §4).
+//! their outcomes and the canary's (`docs/contracts.md` §4).
 
 /// A job of the run (latest attempt).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! Which workflow runs can be pinned (`/use`, `/reuse-sweep-run`) or staged
-//! (`/stage-results`): `CONTRACTS.md` §3 and §5, `inferencex-workflows.md`
+//! (`/stage-results`): `docs/contracts.md` §3 and §5, `docs/reference-automation.md`
 //! §4. Every refusal names the one fact that failed.
 use crate::config::RepoConfig;
 use crate::ids::RunId;
@@ -157,7 +157,7 @@ pub(crate) fn full_sweep_labels(cfg: &RepoConfig) -> impl Iterator<Item = &str> 
         .filter(|l| *l != "sweep-enabled")
 }
 
-/// Modifiers that make a run unfit to pin (`CONTRACTS.md` §3).
+/// Modifiers that make a run unfit to pin (`docs/contracts.md` §3).
 const UNPINNABLE_MODIFIERS: &[&str] = &["evals-only", "agentx-fast"];
 
 pub struct Context<'a> {

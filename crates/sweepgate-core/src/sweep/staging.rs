@@ -1,5 +1,5 @@
 //! Staging requests to the results repository and its callbacks
-//! (`CONTRACTS.md` §4, `inferencex-workflows.md` §4.3).
+//! (`docs/contracts.md` §4, `docs/reference-automation.md` §4.3).
 use crate::ids::{CommentId, PrNumber, RunId};
 use serde_json::{Map, Value, json};
 use std::fmt;

@@ -1,4 +1,4 @@
-//! `sweepgate bench`: every benchmark of the performance budget in one
+//! `cargo xtask bench`: every benchmark of the performance budget in one
 //! run, written to `docs/performance.md` with the growth plots beside it.
 //!
 //! Budgets are reported, never asserted: a missed budget is a row saying
@@ -145,7 +145,7 @@ fn ms(d: Duration) -> String {
 }
 
 fn cmd(name: &str) -> String {
-    format!("sweepgate bench --only {name}")
+    format!("cargo xtask bench --only {name}")
 }
 
 async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {

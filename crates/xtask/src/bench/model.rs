@@ -299,7 +299,7 @@ pub(crate) fn scaled(master: &str, k: usize) -> String {
 
 fn synthetic_script(i: usize) -> String {
     format!(
-        "#!/usr/bin/env bash\n# Synthetic benchmark script {i} (sweepgate bench).\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\ncheck_env_vars MODEL TP CONC ISL OSL RESULT_FILENAME\nvllm serve \"$MODEL\" --tensor-parallel-size \"$TP\" --max-num-seqs \"$CONC\" --port 8888 &\nwait_for_server_ready 8888\nrun_benchmark_serving --model \"$MODEL\" --input-len \"$ISL\" --output-len \"$OSL\" --max-concurrency \"$CONC\" --result-filename \"$RESULT_FILENAME\"\n"
+        "#!/usr/bin/env bash\n# Synthetic benchmark script {i} (cargo xtask bench).\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\ncheck_env_vars MODEL TP CONC ISL OSL RESULT_FILENAME\nvllm serve \"$MODEL\" --tensor-parallel-size \"$TP\" --max-num-seqs \"$CONC\" --port 8888 &\nwait_for_server_ready 8888\nrun_benchmark_serving --model \"$MODEL\" --input-len \"$ISL\" --output-len \"$OSL\" --max-concurrency \"$CONC\" --result-filename \"$RESULT_FILENAME\"\n"
     )
 }
 

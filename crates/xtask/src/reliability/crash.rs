@@ -74,7 +74,7 @@ impl CrashReport {
                 e.staging_requests
             ),
             command: format!(
-                "sweepgate reliability crash --backend {} --cycles {} --seed {}",
+                "cargo xtask reliability crash --backend {} --cycles {} --seed {}",
                 self.backend.name(),
                 self.cycles,
                 args.seed

@@ -1,4 +1,4 @@
-//! Load: a separate process (`sweepgate reliability send`) sends signed
+//! Load: a separate process (`cargo xtask reliability send`) sends signed
 //! deliveries as fast as its connections allow to one `serve` process on
 //! loopback; every acknowledged delivery must be stored with its job.
 //! Figures: throughput and the p50/p99 acknowledgement latency the load
@@ -197,7 +197,7 @@ impl LoadReport {
                 self.sent.p99_ms
             ),
             command: format!(
-                "sweepgate reliability load --backend {} --count {} --concurrency {}",
+                "cargo xtask reliability load --backend {} --count {} --concurrency {}",
                 self.backend.name(),
                 args.count,
                 args.concurrency

@@ -1,6 +1,6 @@
-//! `sweepgate reliability`: crash safety, replicas and load, proven against
+//! `cargo xtask reliability`: crash safety, replicas and load, proven against
 //! real processes (the `serve` binary, the sandbox GitHub as `sweepgate
-//! sandbox`, the load generator as `sweepgate reliability send`). Each run
+//! sandbox`, the load generator as `cargo xtask reliability send`). Each run
 //! asserts its property (an `Err` names every violation) and reports its
 //! figures; `--record` writes the `docs/reliability/<name>.json` row.
 pub mod crash;

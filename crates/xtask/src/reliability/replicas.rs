@@ -89,7 +89,7 @@ impl ReplicaReport {
                 self.effects.duplicate_comments + self.effects.duplicate_replies,
                 self.effects.duplicate_dispatches
             ),
-            command: format!("sweepgate reliability replicas --cycles {}", self.rounds),
+            command: format!("cargo xtask reliability replicas --cycles {}", self.rounds),
             ran_at: String::new(),
             duration_s: self.duration_s,
         }

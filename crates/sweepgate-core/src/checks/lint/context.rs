@@ -18,7 +18,7 @@ use crate::recipe::srt::{self, SrtRecipe};
 use super::input::LintInput;
 use super::{Finding, Severity};
 
-/// How a key changed between base and head (verifier-checks §0.4.1).
+/// How a key changed between base and head (docs/rules.md §0.4.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum KeyChange {
     Added,
@@ -425,7 +425,7 @@ impl<'a> Context<'a> {
             .collect()
     }
 
-    /// Changelog entries past the base length (verifier-checks §0.4.6).
+    /// Changelog entries past the base length (docs/rules.md §0.4.6).
     pub(crate) fn new_changelog_entries(&self) -> Vec<&changelog::Entry> {
         let base_items = self.base_changelog.as_ref().map_or(0, |d| d.items);
         match &self.head_changelog {

@@ -1,4 +1,4 @@
-//! Image references (verifier-checks §1.7).
+//! Image references (docs/rules.md §1.7).
 
 /// A parsed image reference.
 #[derive(Debug, Clone, PartialEq, Eq)]

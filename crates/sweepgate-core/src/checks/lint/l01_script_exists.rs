@@ -1,5 +1,5 @@
 //! L01 (E): the script a config needs must exist under every launcher its
-//! runner label reaches (verifier-checks §3 L01, §1.8; seed 004).
+//! runner label reaches (docs/rules.md §3 L01, §1.8; seed 004).
 
 use super::context::Context;
 use super::{Finding, Rule, Severity};

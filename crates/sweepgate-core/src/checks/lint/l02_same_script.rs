@@ -1,5 +1,5 @@
 //! L02 (E): all nodes of one runner label resolve to the same script
-//! (verifier-checks §3 L02). Only paths that exist are compared (seed 004).
+//! (docs/rules.md §3 L02). Only paths that exist are compared (seed 004).
 
 use super::context::Context;
 use super::{Finding, Rule, Severity};

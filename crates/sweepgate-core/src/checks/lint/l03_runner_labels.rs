@@ -1,4 +1,4 @@
-//! L03 (W): runner labels and launchers are consistent (verifier-checks §3
+//! L03 (W): runner labels and launchers are consistent (docs/rules.md §3
 //! L03): a config's `runner:` is a label of `configs/runners.yaml` (or a
 //! known direct label), and every node prefix has `runners/launch_<prefix>.sh`.
 

@@ -1,5 +1,5 @@
 //! L04 (E, W if the path may live only upstream): a recipe named by
-//! `CONFIG_FILE` exists in the local srt-slurm overlay (verifier-checks §3 L04).
+//! `CONFIG_FILE` exists in the local srt-slurm overlay (docs/rules.md §3 L04).
 
 use super::context::Context;
 use super::{Finding, Rule, Severity};

@@ -1,5 +1,5 @@
 //! L05 (E): an srt-slurm recipe's `model.container` equals the master
-//! config's `image` when it is an image reference (verifier-checks §3 L05).
+//! config's `image` when it is an image reference (docs/rules.md §3 L05).
 
 use super::context::Context;
 use super::image::ImageRef;

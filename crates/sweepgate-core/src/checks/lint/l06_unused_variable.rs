@@ -1,5 +1,5 @@
 //! L06 (W): a flags-holding variable is assigned but never expanded
-//! (verifier-checks §3 L06). Variables read by `benchmark_lib.sh`
+//! (docs/rules.md §3 L06). Variables read by `benchmark_lib.sh`
 //! (`REPLAY_CMD`, `EVAL_*`) and exported ones are allowed (seed 003).
 
 use std::collections::BTreeSet;

@@ -1,4 +1,4 @@
-//! L07 (W): the eval context reaches the server (verifier-checks §3 L07,
+//! L07 (W): the eval context reaches the server (docs/rules.md §3 L07,
 //! §1.9; seed 003): a script calling `setup_eval_context` must expand
 //! `EVAL_CONTEXT_ARGS` or `EVAL_MAX_MODEL_LEN` on the server command.
 

@@ -1,4 +1,4 @@
-//! L08 (E): speculative decoding matches the file name (verifier-checks §3
+//! L08 (E): speculative decoding matches the file name (docs/rules.md §3
 //! L08, §0.5; seed 003): a script without `_mtp` has no spec flags, an
 //! `_mtp` script has them, and a key's spec-decoding agrees with its script.
 

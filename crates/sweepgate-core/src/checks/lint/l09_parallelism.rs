@@ -1,4 +1,4 @@
-//! L09 (E / W): no hard-coded parallelism (verifier-checks §3 L09; seed 003).
+//! L09 (E / W): no hard-coded parallelism (docs/rules.md §3 L09; seed 003).
 //! With `TP` required by `check_env_vars`, no literal `--tp`, `--tp-size` or
 //! `--tensor-parallel-size` (a literal 1 only beside `--data-parallel-size
 //! "$TP"`); `--enable-expert-parallel` sits in an `EP_SIZE`/`DP_ATTENTION`

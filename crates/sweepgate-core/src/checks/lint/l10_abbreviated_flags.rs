@@ -1,4 +1,4 @@
-//! L10 (W): no abbreviated engine flags (verifier-checks §3 L10; seed 003):
+//! L10 (W): no abbreviated engine flags (docs/rules.md §3 L10; seed 003):
 //! a flag or recipe key that is a strict prefix of a canonical flag of its
 //! engine but not canonical itself (`--speculative-algo`).
 

@@ -1,4 +1,4 @@
-//! L11 (W spelling, E mixing): nested vLLM config flags (verifier-checks §3
+//! L11 (W spelling, E mixing): nested vLLM config flags (docs/rules.md §3
 //! L11; seed 000). Dotted flags are written `--<name>_config.<key>`; one
 //! config is never passed both as a JSON blob and as dotted keys.
 

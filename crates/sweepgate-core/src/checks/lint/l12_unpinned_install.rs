@@ -1,4 +1,4 @@
-//! L12 (E / W): no unpinned pip install (verifier-checks §3 L12; seed 000).
+//! L12 (E / W): no unpinned pip install (docs/rules.md §3 L12; seed 000).
 //! Every requirement is `name==ver`, `git+…@<40-hex>` or an archive URL with
 //! a commit. Error when the install runs before the server starts and the
 //! package is in the serving stack (or the server command names it);

@@ -1,5 +1,5 @@
 //! L13 (W / I): pin images by digest, for added or changed keys
-//! (verifier-checks §3 L13). Digest → pass; an immutable-looking tag → I;
+//! (docs/rules.md §3 L13). Digest → pass; an immutable-looking tag → I;
 //! a moving tag → W.
 
 use super::context::Context;

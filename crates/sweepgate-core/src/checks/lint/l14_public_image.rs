@@ -1,4 +1,4 @@
-//! L14 (E): images must be public (verifier-checks §3 L14): no local path,
+//! L14 (E): images must be public (docs/rules.md §3 L14): no local path,
 //! no `.sqsh`, and a registry or namespace.
 
 use super::context::Context;

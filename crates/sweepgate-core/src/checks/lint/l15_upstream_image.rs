@@ -1,5 +1,5 @@
 //! L15 (E): vLLM/SGLang family configs on established SKUs use upstream-org
-//! images (verifier-checks §3 L15, Check 6a extended mode).
+//! images (docs/rules.md §3 L15, Check 6a extended mode).
 
 use super::context::Context;
 use super::image::ImageRef;

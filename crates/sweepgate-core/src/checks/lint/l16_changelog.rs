@@ -1,4 +1,4 @@
-//! L16 (E / W): perf-changelog hygiene (verifier-checks §3 L16; seeds 001,
+//! L16 (E / W): perf-changelog hygiene (docs/rules.md §3 L16; seeds 001,
 //! 003): a master-config change needs a new entry, new entries are at the
 //! end, and `pr-link` is this PR's canonical link (a placeholder such as
 //! `XXX` or `TBD` warns on a PR).

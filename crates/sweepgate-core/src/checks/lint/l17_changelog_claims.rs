@@ -1,4 +1,4 @@
-//! L17 (E / W): changelog text contradicts the config (verifier-checks §3
+//! L17 (E / W): changelog text contradicts the config (docs/rules.md §3
 //! L17, Check 15 rules; seed 003). Hard identifiers in new `description`
 //! lines (image, AL, K) must match the files at head (E); parallelism, EP,
 //! dp-attention, speculative-decoding and prefix-caching claims warn (W),

@@ -1,4 +1,4 @@
-//! L18 (E): the model prefix is registered (verifier-checks §3 L18): the
+//! L18 (E): the model prefix is registered (docs/rules.md §3 L18): the
 //! key's first token equals `model-prefix`, which is in the MODELS.md
 //! support matrix.
 

@@ -1,5 +1,5 @@
 //! L19 (E): the pinned simulated AL matches the golden curve at the draft
-//! length K (verifier-checks §3 L19, Check 11b, §1.3–§1.4), joining master
+//! length K (docs/rules.md §3 L19, Check 11b, §1.3–§1.4), joining master
 //! `additional-settings` with the recipe's K, and script encodings with the
 //! script's K.
 

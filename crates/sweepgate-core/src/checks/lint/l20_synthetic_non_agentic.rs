@@ -1,4 +1,4 @@
-//! L20 (E): no synthetic acceptance on non-agentic configs (verifier-checks
+//! L20 (E): no synthetic acceptance on non-agentic configs (docs/rules.md
 //! §3 L20, Check 11c): it inflates fixed-seq-len numbers.
 
 use super::context::{Context, arms, settings_at};

@@ -1,4 +1,4 @@
-//! L21 (W): the declared spec arm holds at every point (verifier-checks §3
+//! L21 (W): the declared spec arm holds at every point (docs/rules.md §3
 //! L21): with `spec-decoding: mtp`, no branch of the script sets K to 0 or
 //! drops the speculative args for a concurrency in the key's conc list.
 

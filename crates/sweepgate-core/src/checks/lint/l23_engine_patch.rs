@@ -1,4 +1,4 @@
-//! L23 (E): engine-source patching (verifier-checks §3 L23, Check 10
+//! L23 (E): engine-source patching (docs/rules.md §3 L23, Check 10
 //! detection): `sed -i`/`perl -pi`/heredocs/copies into engine paths,
 //! `patch`/`git apply`, `apply_*patch*.sh`, or installing an engine wheel
 //! before the server, without a waiver naming the script.

@@ -1,4 +1,4 @@
-//! L24 (E): no draft-precision override (verifier-checks §3 L24, Check 13).
+//! L24 (E): no draft-precision override (docs/rules.md §3 L24, Check 13).
 
 use super::context::Context;
 use super::spec::{recipe_uses_spec, spec_line};

@@ -1,5 +1,5 @@
 //! L25 (E / W): a speculative-decoding benchmark uses the chat template
-//! (verifier-checks §3 L25, Check 9; seed 001: `--dsv4` implies it).
+//! (docs/rules.md §3 L25, Check 9; seed 001: `--dsv4` implies it).
 
 use super::context::Context;
 use super::spec::{recipe_uses_spec, spec_line};

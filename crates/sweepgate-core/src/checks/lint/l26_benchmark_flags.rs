@@ -1,5 +1,5 @@
 //! L26 (E): `run_benchmark_serving` only gets the flags it accepts
-//! (verifier-checks §3 L26, §1.9): any other prints "Unknown parameter"
+//! (docs/rules.md §3 L26, §1.9): any other prints "Unknown parameter"
 //! and the run returns 1.
 
 use super::context::Context;

@@ -1,4 +1,4 @@
-//! L27 (W): the thinking mode agrees with the golden row (verifier-checks
+//! L27 (W): the thinking mode agrees with the golden row (docs/rules.md
 //! §3 L27): a launch with thinking off pins the `thinking_off` AL, or that
 //! row is missing (→ Check 11).
 

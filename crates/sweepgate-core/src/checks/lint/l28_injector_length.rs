@@ -1,4 +1,4 @@
-//! L28 (E): the injector opt-in carries an explicit length (verifier-checks
+//! L28 (E): the injector opt-in carries an explicit length (docs/rules.md
 //! §3 L28, §1.4): `SYNTHETIC_ACCEPTANCE=true` needs
 //! `SYNTHETIC_ACCEPTANCE_LENGTH=` in the same `additional-settings`, and the
 //! framework must have a registered injector.

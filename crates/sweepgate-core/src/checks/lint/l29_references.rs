@@ -1,5 +1,5 @@
 //! L29 (I): paths cited in MODELS.md, the golden README and waivers exist
-//! at head (verifier-checks §3 L29). Run when one of those files changes.
+//! at head (docs/rules.md §3 L29). Run when one of those files changes.
 
 use std::sync::LazyLock;
 

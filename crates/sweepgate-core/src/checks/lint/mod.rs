@@ -1,5 +1,5 @@
 //! Recipe lint: the careful reviewer's static findings on a PR, anchored to
-//! file and line (`verifier-checks.md` §3, L01–L29, plus L30: a backend
+//! file and line (`docs/rules.md` §3, L01–L29, plus L30: a backend
 //! value unknown to the pinned engine). One file per rule; every rule is a
 //! pure function of the [`Context`] parsed once from a [`LintInput`].
 //!
@@ -50,7 +50,7 @@ pub(crate) use context::Context;
 pub use data::LintData;
 pub use input::{ChangedPath, LintInput};
 
-/// How much a finding matters (`verifier-checks.md` §3: E, W, I).
+/// How much a finding matters (`docs/rules.md` §3: E, W, I).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {

@@ -1,4 +1,4 @@
-//! Shared detections: speculative decoding (verifier-checks §0.5), shell
+//! Shared detections: speculative decoding (docs/rules.md §0.5), shell
 //! branch conditions, and small text helpers.
 
 use crate::recipe::script::{Arm, ArmKind};
