@@ -9,8 +9,8 @@
 
 use std::fmt;
 
+use super::ParseError;
 use super::changelog::yaml::{self, Node};
-use super::{Loc, ParseError};
 
 /// Pinned and golden AL agree when they differ by less than this.
 pub(crate) const AL_TOLERANCE: f64 = 0.005;
@@ -977,9 +977,10 @@ pub fn resolve_thinking(
     }
 }
 
+#[cfg(feature = "fuzzing")]
 /// Where a curve file's cell is, for messages (`file:line`).
-pub(crate) fn cell_loc(curve: &Curve, cell: &Cell) -> Loc {
-    Loc::new(&curve.file, cell.line, 5)
+pub(crate) fn cell_loc(curve: &Curve, cell: &Cell) -> super::Loc {
+    super::Loc::new(&curve.file, cell.line, 5)
 }
 
 #[cfg(test)]

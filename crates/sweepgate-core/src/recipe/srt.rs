@@ -291,6 +291,7 @@ pub struct RoleFacts {
 }
 
 impl RoleFacts {
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn env(&self, name: &str) -> Option<&Setting> {
         self.env.iter().find(|s| s.key == name)
     }
@@ -348,6 +349,7 @@ impl SrtRecipe {
             .or_else(|| self.role(Role::Aggregated))
     }
 
+    #[cfg(any(test, feature = "fuzzing"))]
     /// Every role's setting of an env var, with the role.
     pub(crate) fn env_everywhere(&self, name: &str) -> Vec<(Role, &Setting)> {
         self.roles
@@ -356,6 +358,7 @@ impl SrtRecipe {
             .collect()
     }
 
+    #[cfg(feature = "fuzzing")]
     /// Every role's setting of an argument, with the role.
     pub(crate) fn arg_everywhere(&self, key: &str) -> Vec<(Role, &Setting)> {
         self.roles
