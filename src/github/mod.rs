@@ -8,9 +8,9 @@ mod retry;
 mod source;
 
 pub use client::{Api, Credentials, GitHub, GitHubConfig, Response};
-pub(crate) use rest::IssueComment;
+pub(crate) use rest::artifacts::Artifact;
 pub(crate) use rest::checks::CheckRunReport;
-pub(crate) use rest::verify::{Artifact, CommentAnchor};
+pub(crate) use rest::comments::{CommentAnchor, IssueComment};
 pub use retry::{RetryPolicy, Sleeper, TokioSleeper};
 pub use source::GitHubSource;
 

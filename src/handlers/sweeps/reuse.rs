@@ -1,0 +1,221 @@
+//! The run commands (`/use`, `/reuse-sweep-run`, `/stage-results`):
+//! checking the run, pinning it and sending the staging request.
+use super::NS_REPLY;
+use crate::comments::{RunRefused, Staging, render};
+use crate::events::HandlerError;
+use crate::github::Api;
+use crate::handlers::{Services, repo_config};
+use crate::store::{Store, now_ms};
+use std::collections::HashSet;
+use sweepgate_core::ids::{CommentId, PrNumber, RepoName, RunId};
+use sweepgate_core::sweep::runs::{self, Purpose, RunFacts, labels_at};
+use sweepgate_core::sweep::staging::StageRequest;
+
+const NS_PIN: &str = "pin";
+
+const NS_STAGED: &str = "staging-sent";
+
+/// A run command that passed authorization.
+pub(crate) struct RunCommand<'a> {
+    pub user: &'a str,
+    pub run: Option<RunId>,
+    pub purpose: Purpose,
+    pub command_comment: CommentId,
+}
+
+/// What the commands handler does after posting its reply.
+pub(crate) struct PendingStage {
+    pub run: RunFacts,
+    pub user: String,
+    pub pin: bool,
+    pub command_comment: CommentId,
+}
+
+/// Validates the run for a command; the answer line and, when valid, the
+/// staging to send once the reply exists.
+pub(crate) async fn prepare(
+    api: &Api,
+    store: &Store,
+    repo: &RepoName,
+    pr: PrNumber,
+    default_branch: &str,
+    cmd: &RunCommand<'_>,
+) -> Result<(String, Option<PendingStage>), HandlerError> {
+    let cfg = repo_config::load(api, store, repo, default_branch)
+        .await?
+        .config;
+    let pull = api.pull(repo, pr).await?;
+    let commits: HashSet<String> = api.pr_commit_shas(repo, pr).await?.into_iter().collect();
+    let timeline = api.label_events(repo, pr).await?;
+    // A run sweepgate dispatched ran on the default branch; the commit it
+    // tested is its sweep's head.
+    let swept = store.pr_sweeps(&repo.0, pr.0 as i64).await?;
+    let candidates: Vec<RunFacts> = match cmd.run {
+        Some(id) => match api.workflow_run(repo, id).await? {
+            Some(mut r) => {
+                runs::tested_head(
+                    &mut r,
+                    swept.iter().map(|s| (s.run_id, s.head_sha.as_str())),
+                );
+                vec![r]
+            }
+            None => {
+                return Ok((
+                    render(&RunRefused {
+                        user: cmd.user,
+                        run: Some(id.0),
+                        checked: 0,
+                        reason: "no such workflow run in this repository",
+                    }),
+                    None,
+                ));
+            }
+        },
+        None => {
+            api.completed_sweep_runs(repo, &cfg.sweep.workflow, &pull.head.name, &swept)
+                .await?
+        }
+    };
+    let mut first_reason = None;
+    for run in &candidates {
+        let artifacts = api.run_artifacts(repo, run.id).await?;
+        let labels = labels_at(&timeline, run.created_at);
+        let verdict = runs::check(
+            run,
+            &runs::Context {
+                cfg: &cfg,
+                pr_number: pr.0,
+                pr_commits: &commits,
+                labels_at_start: &labels,
+                artifacts: &artifacts,
+            },
+            cmd.purpose,
+        );
+        match verdict {
+            Ok(()) => {
+                let answer = render(&Staging {
+                    state: "requested",
+                    user: cmd.user,
+                    run: run.id.0,
+                    curves: &[],
+                    link: None,
+                });
+                let pin = matches!(cmd.purpose, Purpose::PinExplicit | Purpose::PinNewest);
+                return Ok((
+                    answer,
+                    Some(PendingStage {
+                        run: run.clone(),
+                        user: cmd.user.to_owned(),
+                        pin,
+                        command_comment: cmd.command_comment,
+                    }),
+                ));
+            }
+            Err(why) => {
+                if first_reason.is_none() {
+                    first_reason = Some(format!("run {}: {why}", run.id));
+                }
+                if cmd.run.is_some() {
+                    return Ok((
+                        render(&RunRefused {
+                            user: cmd.user,
+                            run: Some(run.id.0),
+                            checked: 1,
+                            reason: &why.to_string(),
+                        }),
+                        None,
+                    ));
+                }
+            }
+        }
+    }
+    Ok((
+        render(&RunRefused {
+            user: cmd.user,
+            run: None,
+            checked: candidates.len(),
+            reason: first_reason.as_deref().unwrap_or(""),
+        }),
+        None,
+    ))
+}
+
+/// The pull request a command was typed on.
+pub(crate) struct PrAt<'a> {
+    pub repo: &'a RepoName,
+    pub pr: PrNumber,
+    pub default_branch: &'a str,
+}
+
+/// Pins (newest command wins) and sends the staging request, once per
+/// idempotency key.
+pub(crate) async fn dispatch(
+    services: &Services,
+    api: &Api,
+    store: &Store,
+    at: &PrAt<'_>,
+    reply: CommentId,
+    stage: &PendingStage,
+) -> Result<(), HandlerError> {
+    let cfg = repo_config::load(api, store, at.repo, at.default_branch)
+        .await?
+        .config;
+    let (repo, pr) = (at.repo, at.pr);
+    let pin_key = format!("{repo}#{pr}");
+    if stage.pin {
+        let newer = match store.kv_get(NS_PIN, &pin_key).await? {
+            Some(old) => serde_json::from_str::<serde_json::Value>(&old)
+                .ok()
+                .and_then(|v| v["comment"].as_u64())
+                .is_none_or(|c| c <= stage.command_comment.0),
+            None => true,
+        };
+        if newer {
+            let value = serde_json::json!({
+                "run": stage.run.id.0,
+                "by": stage.user,
+                "comment": stage.command_comment.0,
+            });
+            store
+                .kv_put(NS_PIN, &pin_key, &value.to_string(), now_ms())
+                .await?;
+        }
+    }
+    let request = StageRequest {
+        source_repository: repo.0.clone(),
+        pr,
+        run: stage.run.id,
+        attempt: stage.run.run_attempt,
+        run_date: stage.run.created_at.format("%Y-%m-%d").to_string(),
+        requested_by: stage.user.clone(),
+        reply,
+    };
+    let key = request.idempotency_key();
+    if store.kv_get(NS_STAGED, &key).await?.is_some() {
+        return Ok(());
+    }
+    // Remember what the callback will need to edit this reply.
+    let reply_facts = serde_json::json!({
+        "command_comment": stage.command_comment.0,
+        "run": stage.run.id.0,
+    });
+    store
+        .kv_put(
+            NS_REPLY,
+            &reply.0.to_string(),
+            &reply_facts.to_string(),
+            now_ms(),
+        )
+        .await?;
+    let results_repo = RepoName(cfg.sweep.results_repository.clone());
+    services
+        .api_for_repo(&results_repo)
+        .await?
+        .repository_dispatch(
+            &results_repo,
+            &request.dispatch_body(&cfg.sweep.staging_event),
+        )
+        .await?;
+    store.kv_put(NS_STAGED, &key, "sent", now_ms()).await?;
+    Ok(())
+}
