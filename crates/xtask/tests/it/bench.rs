@@ -83,7 +83,7 @@ fn quick_bench_writes_every_row_and_both_plots() {
         "| nproc |",
         "| CPU |",
         "| memory |",
-        "sweepgate bench --only",
+        "cargo xtask bench --only",
         "| 10 files |",
         "| 100 files |",
         "| 1000 files |",
