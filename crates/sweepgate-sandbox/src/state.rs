@@ -1,7 +1,7 @@
 //! The sandbox's world: repositories with git content, issues and pull
 //! requests, comments, labels, reviews, checks, statuses, Actions runs,
 //! permissions, teams, installations and tokens. Everything behind one
-//! mutex; handlers and the scenario API both mutate it through `ops.rs`.
+//! mutex; handlers and the scenario API both mutate it through `ops/`.
 use super::deliveries::Outbox;
 use super::git::ObjectStore;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
