@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use crate::recipe::changelog::yaml::{self, Node};
 use crate::recipe::ParseError;
+use crate::recipe::changelog::yaml::{self, Node};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThinkingMode {
