@@ -6,6 +6,15 @@ use crate::config::server::{Secret, ServerConfig};
 use crate::github::{Credentials, GitHub, GitHubConfig, RetryPolicy};
 use crate::handlers::{Services, event_router};
 use anyhow::Context;
+
+/// Prints a line of the demo's transcript; a reader that went away
+/// (`sweepgate demo | head`) does not stop the demo.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 use std::time::{Duration, Instant};
 use sweepgate_sandbox::demo::{
     self, OWNER, REPO, SIGNER, bench_rows, eval_rows, signoff, tp4_change,
@@ -71,13 +80,14 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
     )
     .await?;
     sandbox.deliver_to(&format!("http://{}/webhook", running.addr));
-    println!("sandbox GitHub  {base}");
-    println!(
+    say!("sandbox GitHub  {base}");
+    say!(
         "sweepgate       http://{}  (database {})",
-        running.addr, cfg.database_url
+        running.addr,
+        cfg.database_url
     );
-    println!("dashboard       {public_url}/");
-    println!();
+    say!("dashboard       {public_url}/");
+    say!();
 
     let mut script = Script {
         sandbox: sandbox.clone(),
@@ -87,12 +97,12 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
     };
     let outcome = script.play().await;
     if let Ok(pr) = &outcome {
-        println!();
-        println!("dashboard pages:");
-        println!("  {public_url}/");
-        println!("  {public_url}/repos/{OWNER}/{REPO}/pulls/{pr}");
-        println!("  {public_url}/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg");
-        println!("  {public_url}/queue");
+        say!();
+        say!("dashboard pages:");
+        say!("  {public_url}/");
+        say!("  {public_url}/repos/{OWNER}/{REPO}/pulls/{pr}");
+        say!("  {public_url}/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg");
+        say!("  {public_url}/queue");
     }
     let outcome = outcome.map(|_| ());
     match (&outcome, args.exit) {
@@ -101,8 +111,8 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
             outcome
         }
         (Ok(()), false) => {
-            println!();
-            println!("The sandbox and sweepgate keep running; press Ctrl-C to stop.");
+            say!();
+            say!("The sandbox and sweepgate keep running; press Ctrl-C to stop.");
             running.wait().await
         }
     }
@@ -137,7 +147,7 @@ impl Script {
                     .title("dsv4 H200 vLLM: add a TP4 point"),
             )
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!(
+        say!(
             "vendor-dev opened #{} “dsv4 H200 vLLM: add a TP4 point” (master config + changelog)",
             pr.number
         );
@@ -151,7 +161,7 @@ impl Script {
 
         pr.add_label("full-sweep-fail-fast", "maint")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!("maint added the label “full-sweep-fail-fast”");
+        say!("maint added the label “full-sweep-fail-fast”");
         let writes = self.settle().await?;
         expect(&writes, "the sweep gate passing", |b| {
             b.contains("The sweep gate passes")
@@ -164,7 +174,7 @@ impl Script {
 
         pr.post_comment("vendor-dev", "CONTRIBUTOR", "/help")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!("vendor-dev commented “/help”");
+        say!("vendor-dev commented “/help”");
         let writes = self.settle().await?;
         expect(&writes, "the command list", |b| {
             b.contains("sweepgate reads these commands")
@@ -176,16 +186,16 @@ impl Script {
             "Reproduce with:\n```\n/use 123\n```",
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!("vendor-dev commented a code block containing “/use 123” (not a command)");
+        say!("vendor-dev commented a code block containing “/use 123” (not a command)");
         let writes = self.settle().await?;
         if !writes.is_empty() {
             anyhow::bail!("sweepgate answered a command inside a code block");
         }
-        println!("  sweepgate stays silent");
+        say!("  sweepgate stays silent");
 
         pr.post_comment("vendor-dev", "CONTRIBUTOR", "/use 38614048439")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!("vendor-dev (no repository role) commented “/use 38614048439”");
+        say!("vendor-dev (no repository role) commented “/use 38614048439”");
         let writes = self.settle().await?;
         expect(&writes, "the refusal", |b| {
             b.contains("may be used only by")
@@ -213,7 +223,7 @@ impl Script {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         s.complete_run(run, "success")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!(
+        say!(
             "the sweep run {run} sweepgate dispatched completed on the GPU runners (8 benchmark points)"
         );
         let writes = self.settle().await?;
@@ -226,7 +236,7 @@ impl Script {
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         pr.post_comment("maint", "MEMBER", &format!("/use {run}"))
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!("maint commented “/use {run}”");
+        say!("maint commented “/use {run}”");
         let writes = self.settle().await?;
         expect(&writes, "the staging reply", |b| b.contains("staging run"))?;
 
@@ -235,15 +245,13 @@ impl Script {
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         pr.post_comment(SIGNER, "COLLABORATOR", &signoff())
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        println!(
-            "{SIGNER} (CODEOWNER of configs/nvidia-master.yaml) posted the sign-off checklist"
-        );
+        say!("{SIGNER} (CODEOWNER of configs/nvidia-master.yaml) posted the sign-off checklist");
         let writes = self.settle().await?;
         expect(&writes, "the verdict", |b| {
             b.starts_with("<!-- codeowner-signoff-verify sha=")
         })?;
-        println!();
-        println!("script complete: {} bot actions", self.seen);
+        say!();
+        say!("script complete: {} bot actions", self.seen);
         Ok(pr.number)
     }
 
@@ -271,7 +279,7 @@ impl Script {
         let writes = self.bot_writes();
         let mut bodies = Vec::new();
         for r in &writes[self.seen.min(writes.len())..] {
-            println!("  sweepgate → {} {} ({})", r.method, r.path, r.status);
+            say!("  sweepgate → {} {} ({})", r.method, r.path, r.status);
             let body = r.body.as_ref();
             let text = body
                 .and_then(|b| b.get("body"))
@@ -282,7 +290,7 @@ impl Script {
                 .and_then(|b| b.as_str())
                 .unwrap_or("");
             for line in text.lines() {
-                println!("  │ {line}");
+                say!("  │ {line}");
             }
             if r.path.ends_with("/comments") || r.path.contains("/issues/comments/") {
                 bodies.push(text.to_owned());

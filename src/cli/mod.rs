@@ -168,10 +168,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             crate::app::init_logging(cfg.log_format);
             runtime()?.block_on(async {
                 crate::app::open_store(&cfg).await?;
-                println!(
-                    "migrations applied to {}",
+                print_out(&format!(
+                    "migrations applied to {}\n",
                     crate::app::redact_url(&cfg.database_url)
-                );
+                ))?;
                 anyhow::Ok(())
             })?;
             Ok(ExitCode::SUCCESS)
