@@ -11,6 +11,8 @@ pub(crate) const JOBS_FINISHED: &str = "sweepgate_jobs_finished_total";
 pub(crate) const QUEUE_DEPTH: &str = "sweepgate_queue_jobs";
 pub(crate) const GITHUB_CALLS: &str = "sweepgate_github_requests_total";
 pub(crate) const RATE_LIMIT_REMAINING: &str = "sweepgate_github_rate_limit_remaining";
+pub(crate) const FOREIGN_EDITS: &str = "sweepgate_foreign_edits_total";
+pub(crate) const REFUSED_SIGNOFFS: &str = "sweepgate_refused_signoffs_total";
 
 /// Installs the recorder if no other was installed; `None` when another
 /// recorder owns the process (then nothing is exported).
@@ -53,4 +55,14 @@ pub(crate) fn rate_limit_remaining(remaining: u64) {
 
 pub(crate) fn queue_depth(state: &'static str, n: i64) {
     metrics::gauge!(QUEUE_DEPTH, "state" => state).set(n as f64);
+}
+
+/// An edit of someone else's comment (it ran nothing), by event kind.
+pub(crate) fn foreign_edit(kind: &str) {
+    metrics::counter!(FOREIGN_EDITS, "kind" => kind.to_owned()).increment(1);
+}
+
+/// A sign-off that got no verdict: `ineligible`, `stale` or `capped`.
+pub(crate) fn refused_signoff(reason: &'static str) {
+    metrics::counter!(REFUSED_SIGNOFFS, "reason" => reason).increment(1);
 }

@@ -72,17 +72,31 @@ pub(crate) struct ConfigCheck<'a> {
 /// The marker of the configuration validation comment.
 pub(crate) const CONFIG_CHECK_MARKER: &str = "<!-- sweepgate:config-check -->";
 
-/// The answer to `/verify`: the verdict it published, or that there is
-/// no sign-off to verify.
+/// What became of `/verify` (also: an `/ack-check` over its cap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VerifyState {
+    Pass,
+    Rejected,
+    /// No sign-off on the PR (as its author wrote it).
+    NoSignoff,
+    /// The latest sign-off covers no commit sweepgate can name.
+    Stale,
+    /// The user's verifier runs on the PR this hour are used up.
+    Capped,
+}
+
+/// The answer to `/verify`: the verdict it published, or why none.
 #[derive(Template)]
 #[template(path = "verify-reply.md", escape = "none")]
 pub(crate) struct VerifyReply<'a> {
     pub user: &'a str,
-    /// `PASS` or `REJECTED`; `None`: no sign-off on the PR.
-    pub verdict: Option<&'a str>,
+    pub state: VerifyState,
+    /// The assessed commit (`Pass`, `Rejected`), the head (`Stale`).
     pub sha: &'a str,
     pub signer: &'a str,
+    /// The verdict (`Pass`, `Rejected`), the sign-off (`Stale`).
     pub url: &'a str,
+    pub limit: u32,
 }
 
 /// What became of an `/ack-check`.
@@ -107,6 +121,43 @@ pub(crate) struct AckReply<'a> {
     /// The verdict after the acknowledgement.
     pub verdict: &'a str,
     pub url: &'a str,
+}
+
+/// Why a sign-off got no verdict (`docs/contracts.md` §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The author may not sign this PR.
+    NotASigner,
+    /// No head was recorded before the comment.
+    NoRecord,
+    /// A push landed less than a minute before the comment.
+    RecentPush,
+    /// The author's hourly verifier runs on the PR are used up.
+    Capped,
+}
+
+/// The reply to a sign-off that got no verdict.
+#[derive(Template)]
+#[template(path = "signoff-refused.md", escape = "none")]
+pub(crate) struct SignoffRefused<'a> {
+    pub marker: &'a str,
+    pub user: &'a str,
+    pub state: Refusal,
+    /// The commit pushed just before (`RecentPush`).
+    pub covers: &'a str,
+    /// The PR's head now.
+    pub head: &'a str,
+    pub seconds: i64,
+    pub limit: u32,
+}
+
+/// The verdict's note when a sign-off links more upstream pull requests
+/// than one sign-off may make sweepgate read.
+#[derive(Template)]
+#[template(path = "links-capped.md", escape = "none")]
+pub(crate) struct LinksCapped {
+    pub links: usize,
+    pub read: usize,
 }
 
 /// A command line that could not be read, or was refused.
@@ -139,6 +190,82 @@ pub(crate) fn cell(s: &str) -> String {
     out
 }
 
+/// Escapes text taken from a PR or a comment where a comment quotes it
+/// (`docs/contracts.md` §4): only what could break out — `@` (a mention),
+/// `<` (an HTML comment or tag hiding the rest), `|` (a table cell),
+/// backticks (a code span) and newlines. Everything else stays as written,
+/// so ordinary text is byte-identical.
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut prev: Option<char> = None;
+    for ch in s.chars() {
+        match ch {
+            // `a@b` (an image digest, an e-mail) mentions nobody.
+            '@' if prev.is_some_and(|p| p.is_alphanumeric() || p == '_') => out.push('@'),
+            '@' => out.push_str("&#64;"),
+            '<' => out.push_str("&lt;"),
+            '|' => out.push_str("&#124;"),
+            '`' => out.push_str("&#96;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+        prev = Some(ch);
+    }
+    out
+}
+
+/// GitHub's longest comment body, in characters.
+pub(crate) const COMMENT_LIMIT: usize = 65_536;
+/// GitHub's longest check-run summary, in characters.
+pub(crate) const SUMMARY_LIMIT: usize = 65_535;
+
+/// The note that ends a cut text.
+#[derive(Template)]
+#[template(path = "cut.md", escape = "none")]
+struct Cut<'a> {
+    lines: usize,
+    chars: usize,
+    link: Option<&'a str>,
+}
+
+/// `text` if it fits in `limit` characters; otherwise cut at a line
+/// boundary, with a count of what was left out and a link to where the
+/// whole of it is shown (`docs/contracts.md` §4), so GitHub never refuses
+/// the text with a 422 and nothing is posted.
+pub fn fit(text: &str, limit: usize, link: Option<&str>) -> String {
+    let total = text.chars().count();
+    if total <= limit {
+        return text.to_owned();
+    }
+    // The note is at most this long (counts of up to 20 digits each, the
+    // link as given).
+    let room = limit.saturating_sub(200 + link.map_or(0, |l| l.chars().count()));
+    let mut kept = 0usize;
+    let mut end = 0usize;
+    for line in text.split_inclusive('\n') {
+        let n = line.chars().count();
+        if kept + n > room {
+            break;
+        }
+        kept += n;
+        end += line.len();
+    }
+    let rest = &text[end..];
+    let note = render(&Cut {
+        lines: rest.split_inclusive('\n').count(),
+        chars: total - kept,
+        link,
+    });
+    let mut out = String::with_capacity(end + note.len() + 1);
+    out.push_str(&text[..end]);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&note);
+    out.push('\n');
+    out
+}
+
 /// Renders; askama fails only on a formatter error, which writing to a
 /// `String` never produces, so the fallback is a plain notice, not a panic.
 pub(crate) fn render(t: &impl Template) -> String {
@@ -153,6 +280,40 @@ mod tests {
     #[test]
     fn cell_escapes_pipes_and_html() {
         assert_eq!(cell("a|b\n<!-- x -->"), "a\\|b &lt;!-- x --&gt;");
+    }
+
+    #[test]
+    fn quote_escapes_only_what_breaks_out() {
+        assert_eq!(
+            quote("x @InferenceX/core <!-- a|b `c`\nd"),
+            "x &#64;InferenceX/core &lt;!-- a&#124;b &#96;c&#96; d"
+        );
+        let plain = "configs/nvidia-master.yaml: TP8, EP8 (dp-attention) > 3 & more, img@sha256:ab";
+        assert_eq!(quote(plain), plain);
+    }
+
+    #[test]
+    fn a_long_text_is_cut_at_a_line_with_a_count_and_a_link() {
+        let line = "x".repeat(99) + "\n";
+        let text = line.repeat(1000);
+        assert_eq!(fit(&text, 100_000, None), text);
+        let cut = fit(&text, 10_000, Some("https://d.example/pr/1"));
+        assert!(cut.chars().count() <= 10_000, "{}", cut.len());
+        let kept = cut.lines().filter(|l| *l == &line[..99]).count();
+        assert!(kept >= 97, "{kept}");
+        assert!(
+            cut.ends_with(&format!(
+                "\n… {} more lines ({} characters) were left out to stay within GitHub's limit; the whole text: https://d.example/pr/1\n",
+                1000 - kept,
+                (1000 - kept) * 100
+            )),
+            "{}",
+            &cut[cut.len() - 300..]
+        );
+        // A single line longer than the limit: nothing of it is kept.
+        let one = "y".repeat(70_000);
+        let cut = fit(&one, COMMENT_LIMIT, None);
+        assert!(cut.starts_with("… 1 more line (70000 characters)"), "{cut}");
     }
 
     #[test]

@@ -305,6 +305,57 @@ mod tests {
         assert!(err.to_string().contains("pull_request"), "{err}");
     }
 
+    /// Issue 18, item 15: GitHub sends `null` for these; each reads.
+    #[test]
+    fn nulls_github_sends_deserialize() {
+        let (env, ev) = parse(
+            "workflow_run",
+            br#"{"action":"completed","workflow_run":{"id":7,"head_sha":"a","pull_requests":null}}"#,
+        )
+        .unwrap();
+        assert_eq!(env.pr_number, None);
+        assert!(matches!(ev, Some(Event::WorkflowRun(e)) if e.workflow_run.pull_requests.is_empty()));
+        let (_, ev) = parse(
+            "repository_dispatch",
+            br#"{"action":"stage-results-completed","client_payload":null}"#,
+        )
+        .unwrap();
+        assert!(
+            matches!(ev, Some(Event::RepositoryDispatch(e)) if e.client_payload.is_empty())
+        );
+        let (_, ev) = parse(
+            "workflow_job",
+            br#"{"action":"queued","workflow_job":{"id":1,"run_id":7,"labels":[null,"gpu",null]}}"#,
+        )
+        .unwrap();
+        assert!(matches!(ev, Some(Event::WorkflowJob(e)) if e.workflow_job.labels == ["gpu"]));
+        let (_, ev) = parse(
+            "check_run",
+            br#"{"action":"completed","check_run":{"id":1,"pull_requests":null}}"#,
+        )
+        .unwrap();
+        assert!(matches!(ev, Some(Event::CheckRun(_))));
+    }
+
+    /// Issue 18, item 8: a head repository GitHub no longer shows (a
+    /// deleted fork) is a fork.
+    #[test]
+    fn a_deleted_fork_is_a_fork() {
+        let pr = |head_repo: &str| {
+            format!(
+                r#"{{"action":"labeled","pull_request":{{"number":3,"head":{{"ref":"x","sha":"a","repo":{head_repo}}},"base":{{"ref":"main","sha":"b","repo":{{"full_name":"o/r"}}}}}}}}"#
+            )
+        };
+        let fork = |body: String| match parse("pull_request", body.as_bytes()).unwrap().1 {
+            Some(Event::PullRequest(e)) => e.pull_request.is_fork(),
+            _ => panic!("not a pull_request"),
+        };
+        assert!(fork(pr("null")));
+        assert!(fork(pr(r#"{"full_name":"someone/r"}"#)));
+        assert!(!fork(pr(r#"{"full_name":"o/r"}"#)));
+        assert!(!fork(pr(r#"{"full_name":"O/R"}"#)));
+    }
+
     #[test]
     fn array_is_not_an_object() {
         assert!(matches!(

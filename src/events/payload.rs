@@ -71,7 +71,7 @@ pub struct PullRequest {
     pub body: Option<String>,
     #[serde(default)]
     pub user: Option<User>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub labels: Vec<Label>,
     pub head: Option<GitRef>,
     pub base: Option<GitRef>,
@@ -81,10 +81,17 @@ pub struct PullRequest {
     pub merged: Option<bool>,
     #[serde(default)]
     pub author_association: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+    /// GitHub's time of the PR's last change (for `synchronize`: the push).
+    #[serde(default)]
+    pub updated_at: Option<String>,
 }
 
 impl PullRequest {
-    /// The head branch lives in another repository than the base.
+    /// The head branch lives in another repository than the base. A head
+    /// repository GitHub no longer shows (a deleted fork) is a fork: it
+    /// fails closed (`docs/contracts.md` §3).
     pub(crate) fn is_fork(&self) -> bool {
         let name = |r: &Option<GitRef>| {
             r.as_ref()
@@ -92,10 +99,32 @@ impl PullRequest {
                 .map(|r| r.full_name.clone())
         };
         match (name(&self.head), name(&self.base)) {
-            (Some(h), Some(b)) => h != b,
-            _ => false,
+            (Some(h), Some(b)) => !h.eq_ignore_ascii_case(&b),
+            (None, _) => true,
+            (Some(_), None) => false,
         }
     }
+}
+
+/// `null` where GitHub sends it for an empty list or object reads as the
+/// empty value (issue 18, item 15).
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A list whose items GitHub may send as `null` (a `workflow_job`'s
+/// labels): the nulls are dropped.
+fn list_without_nulls<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    let items: Option<Vec<Option<T>>> = Option::deserialize(d)?;
+    Ok(items.unwrap_or_default().into_iter().flatten().collect())
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -232,7 +261,7 @@ pub struct CheckRun {
     pub status: Option<String>,
     #[serde(default)]
     pub conclusion: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub pull_requests: Vec<PrRef>,
     #[serde(default)]
     pub html_url: Option<String>,
@@ -272,7 +301,7 @@ pub struct WorkflowRun {
     pub run_attempt: Option<u64>,
     #[serde(default)]
     pub path: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub pull_requests: Vec<PrRef>,
     #[serde(default)]
     pub created_at: Option<String>,
@@ -302,7 +331,7 @@ pub struct WorkflowJob {
     pub conclusion: Option<String>,
     #[serde(default)]
     pub run_attempt: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "list_without_nulls")]
     pub labels: Vec<String>,
 }
 
@@ -319,7 +348,7 @@ pub struct RepositoryDispatchEvent {
     pub action: String,
     #[serde(default)]
     pub branch: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub client_payload: serde_json::Map<String, serde_json::Value>,
     #[serde(default)]
     pub sender: Option<User>,
@@ -341,7 +370,7 @@ pub struct PushEvent {
     pub before: String,
     #[serde(default)]
     pub after: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub commits: Vec<PushCommit>,
     #[serde(default)]
     pub head_commit: Option<PushCommit>,

@@ -45,6 +45,8 @@ pub struct GitHub {
     installs: Arc<Mutex<HashMap<u64, Arc<Octocrab>>>>,
     policy: RetryPolicy,
     sleeper: Arc<dyn Sleeper>,
+    /// The login sweepgate writes as, read once (`docs/contracts.md` §4).
+    own_login: Arc<tokio::sync::OnceCell<String>>,
 }
 
 impl GitHub {
@@ -87,6 +89,7 @@ impl GitHub {
             installs: Arc::default(),
             policy: cfg.policy,
             sleeper,
+            own_login: Arc::default(),
         })
     }
 
@@ -128,6 +131,11 @@ impl GitHub {
             origin: self.origin.clone(),
             policy: self.policy.clone(),
             sleeper: self.sleeper.clone(),
+            me: Arc::new(Me {
+                root: self.root.clone(),
+                is_app: self.is_app,
+                login: self.own_login.clone(),
+            }),
         }
     }
 }
@@ -179,9 +187,46 @@ pub struct Api {
     origin: String,
     policy: RetryPolicy,
     sleeper: Arc<dyn Sleeper>,
+    me: Arc<Me>,
+}
+
+/// Who sweepgate is on GitHub, read once and shared by every [`Api`].
+struct Me {
+    root: Arc<Octocrab>,
+    is_app: bool,
+    login: Arc<tokio::sync::OnceCell<String>>,
 }
 
 impl Api {
+    /// The login of the comments sweepgate writes (`docs/contracts.md` §4):
+    /// the App's bot account (`<slug>[bot]`, from `GET /app` as the App),
+    /// or the token's user (`GET /user`).
+    pub(crate) async fn own_login(&self) -> Result<String, GitHubError> {
+        #[derive(serde::Deserialize)]
+        struct App {
+            slug: String,
+        }
+        let root = Api {
+            octo: self.me.root.clone(),
+            me: self.me.clone(),
+            ..self.clone()
+        };
+        let is_app = self.me.is_app;
+        self.me
+            .login
+            .get_or_try_init(|| async move {
+                if is_app {
+                    let app: App = root.get("/app").await?;
+                    Ok(format!("{}[bot]", app.slug))
+                } else {
+                    let me: super::rest::Login = root.get("/user").await?;
+                    Ok(me.login)
+                }
+            })
+            .await
+            .cloned()
+    }
+
     /// Sends with the retry policy; a non-success answer is an error.
     pub(crate) async fn send(
         &self,

@@ -11,6 +11,7 @@ pub use client::{Api, Credentials, GitHub, GitHubConfig, Response};
 pub(crate) use rest::artifacts::Artifact;
 pub(crate) use rest::checks::CheckRunReport;
 pub(crate) use rest::comments::{CommentAnchor, IssueComment};
+pub(crate) use rest::pulls::PullFacts;
 pub use retry::{RetryPolicy, Sleeper, TokioSleeper};
 pub use source::GitHubSource;
 

@@ -1,10 +1,13 @@
 //! Commands in PR comments: parse (only new lines of an edited comment),
 //! authorize through the API, and answer in one reply per comment.
 use super::publish::Published;
+use super::authored::Authored;
 use super::{Services, publish, repo_of, sweeps, verify};
 use crate::comments::{
-    AckReply, AckState, CommandProblem, Help, HelpRow, Reply, VerifyReply, render, reply_marker,
+    AckReply, AckState, CommandProblem, Help, HelpRow, Reply, VerifyReply, VerifyState, render,
+    reply_marker,
 };
+use sweepgate_core::signoff::Coverage;
 use crate::events::{Event, Handler, HandlerError, IssueCommentEvent, JobContext};
 use crate::github::{Api, GitHubError};
 use crate::verdict::remote;
@@ -48,7 +51,10 @@ impl PermissionSource for Api {
     }
 }
 
-/// The command lines this delivery should act on.
+/// The command lines this delivery should act on. On an edit, only lines
+/// that were not there before, and only when the comment's author made the
+/// edit (`docs/contracts.md` §3): an edit of someone else's comment runs
+/// nothing, whatever it added.
 fn lines_to_run(ev: &IssueCommentEvent) -> Vec<ParsedLine> {
     let body = ev.comment.body.as_deref().unwrap_or("");
     match ev.action.as_str() {
@@ -58,12 +64,26 @@ fn lines_to_run(ev: &IssueCommentEvent) -> Vec<ParsedLine> {
                 .as_ref()
                 .and_then(|c| c.body.as_ref())
                 .map(|b| b.from.as_str());
-            match previous {
-                Some(prev) => commands::new_in_edit(prev, body),
-                // No previous body: GitHub edited something else (e.g. the
-                // title of the thread); nothing new was typed.
-                None => Vec::new(),
+            // No previous body: GitHub edited something else (e.g. the
+            // title of the thread); nothing new was typed.
+            let Some(prev) = previous else {
+                return Vec::new();
+            };
+            let author = ev.comment.user.as_ref().map(|u| u.login.as_str());
+            let editor = ev.sender.as_ref().map(|u| u.login.as_str());
+            let by_author =
+                matches!((author, editor), (Some(a), Some(e)) if a.eq_ignore_ascii_case(e));
+            if !by_author {
+                tracing::warn!(
+                    comment = %ev.comment.id.0,
+                    author = author.unwrap_or(""),
+                    editor = editor.unwrap_or(""),
+                    "comment edited by someone else than its author: no command runs"
+                );
+                crate::telemetry::foreign_edit("issue_comment.edited");
+                return Vec::new();
             }
+            commands::new_in_edit(prev, body)
         }
         _ => commands::parse_comment(body),
     }
@@ -90,11 +110,26 @@ impl Handler for Commands {
         if ev.issue.pull_request.is_none() || user.kind == "Bot" || user.login.ends_with("[bot]") {
             return Ok(());
         }
+        let repo = repo_of(ctx)?;
+        let by_author = ev.action != "edited"
+            || ev
+                .sender
+                .as_ref()
+                .is_some_and(|s| s.login.eq_ignore_ascii_case(&user.login));
+        if by_author {
+            Authored::record_commands(
+                &ctx.store,
+                &repo,
+                ev.issue.number,
+                ev.comment.id.0,
+                ev.comment.body.as_deref().unwrap_or(""),
+            )
+            .await?;
+        }
         let lines = lines_to_run(ev);
         if lines.is_empty() {
             return Ok(());
         }
-        let repo = repo_of(ctx)?;
         let (owner, name) = repo
             .parts()
             .ok_or_else(|| HandlerError::Permanent(format!("`{repo}` is not owner/name")))?;
@@ -111,7 +146,8 @@ impl Handler for Commands {
             .unwrap_or_else(|| "main".into());
         let mut answers = Vec::new();
         let mut pending = Vec::new();
-        let mut conv: Option<remote::Conversation> = None;
+        // The latest sign-off as its author wrote it, read once.
+        let mut conv: Option<Option<(Signoff, Option<String>)>> = None;
         for line in &lines {
             let cmd = match &line.result {
                 Ok(cmd) => cmd,
@@ -127,11 +163,14 @@ impl Handler for Commands {
             // `/verify` and `/ack-check` read the conversation (the latest
             // sign-off); other commands do not need it.
             if matches!(cmd, Command::Verify | Command::AckCheck { .. }) && conv.is_none() {
-                conv = Some(remote::conversation(&api, &repo, ev.issue.number).await?);
+                let authored = Authored::load(&ctx.store, &repo, ev.issue.number).await?;
+                conv = Some(
+                    remote::conversation(&api, &repo, ev.issue.number, &authored)
+                        .await?
+                        .latest_vouched_signoff(&authored),
+                );
             }
-            let latest = conv
-                .as_ref()
-                .and_then(|c| remote::latest_signoff(&c.comments, &c.reviews, &c.review_comments));
+            let latest = conv.clone().flatten();
             let signer = latest.as_ref().map(|(s, _)| s.author.as_str());
             let decision =
                 commands::authorize_with(&api, owner, name, cmd, actor, pr_author, signer).await?;
@@ -250,7 +289,9 @@ struct Ack<'a> {
 }
 
 impl Commands {
-    /// `/verify`: the verifier on the current head with the latest sign-off.
+    /// `/verify`: the verifier on the commit the latest sign-off covers
+    /// (`docs/contracts.md` §3); when the head moved since, the verdict
+    /// says the sign-off is stale.
     async fn reverify(
         &self,
         ctx: &JobContext,
@@ -258,30 +299,60 @@ impl Commands {
         user: &str,
         latest: Option<(Signoff, Option<String>)>,
     ) -> Result<String, HandlerError> {
-        let Some((signoff, _)) = latest else {
-            return Ok(render(&VerifyReply {
+        let none = |state| {
+            render(&VerifyReply {
                 user,
-                verdict: None,
+                state,
                 sha: "",
                 signer: "",
                 url: "",
-            }));
+                limit: 0,
+            })
+        };
+        let Some((signoff, commit)) = latest else {
+            return Ok(none(VerifyState::NoSignoff));
         };
         let scope = self.services.scope(ctx).await?;
-        let head = scope.api.pull(&scope.repo, pr).await?.head.sha;
+        let pull = scope.api.pull(&scope.repo, pr).await?;
         let signer = signoff.author.clone();
-        let p = verify::verify_and_publish(&self.services, &ctx.store, &scope, pr, &head, signoff)
-            .await?;
+        let covered =
+            match verify::covered(&ctx.store, &scope.repo, pr, &signoff, commit, &pull).await? {
+                Coverage::Covers(sha) => sha,
+                Coverage::NoRecord | Coverage::RecentPush { .. } => {
+                    return Ok(render(&VerifyReply {
+                        user,
+                        state: VerifyState::Stale,
+                        sha: &pull.head.sha,
+                        signer: &signer,
+                        url: &signoff.url,
+                        limit: 0,
+                    }));
+                }
+            };
+        if let Err(limit) = verify::take_run(&ctx.store, &scope, pr, user).await? {
+            return Ok(render(&VerifyReply {
+                user,
+                state: VerifyState::Capped,
+                sha: "",
+                signer: &signer,
+                url: "",
+                limit,
+            }));
+        }
+        let p =
+            verify::verify_and_publish(&self.services, &ctx.store, &scope, pr, &covered, signoff)
+                .await?;
         Ok(render(&VerifyReply {
             user,
-            verdict: Some(if p.verdict.passed() {
-                "PASS"
+            state: if p.verdict.passed() {
+                VerifyState::Pass
             } else {
-                "REJECTED"
-            }),
-            sha: &head,
+                VerifyState::Rejected
+            },
+            sha: &covered,
             signer: &signer,
             url: &p.url,
+            limit: 0,
         }))
     }
 
@@ -295,11 +366,14 @@ impl Commands {
         latest: Option<(Signoff, Option<String>)>,
     ) -> Result<String, HandlerError> {
         let scope = self.services.scope(ctx).await?;
-        let live = publish::find_live_verdict(&scope.api, &scope.repo, pr).await?;
+        let live = publish::find_live_verdict(&scope.api, &scope.repo, pr)
+            .await?
+            .map(|(sha, _)| sha);
         let name = sweepgate_core::checks::CHECK_NAMES
             .get(usize::from(ack.check))
             .copied()
             .unwrap_or("");
+        let reason = crate::comments::quote(ack.reason);
         let reply = |state, sha: &str, outcome: &str, verdict: &str, url: &str| {
             render(&AckReply {
                 user: ack.user,
@@ -307,7 +381,7 @@ impl Commands {
                 check: ack.check,
                 name,
                 sha,
-                reason: ack.reason,
+                reason: &reason,
                 outcome,
                 verdict,
                 url,
@@ -316,6 +390,16 @@ impl Commands {
         let (Some(sha), Some((signoff, _))) = (live, latest) else {
             return Ok(reply(AckState::NoVerdict, "", "", "", ""));
         };
+        if let Err(limit) = verify::take_run(&ctx.store, &scope, pr, ack.user).await? {
+            return Ok(render(&VerifyReply {
+                user: ack.user,
+                state: VerifyState::Capped,
+                sha: "",
+                signer: "",
+                url: "",
+                limit,
+            }));
+        }
         let p = verify::verify_and_publish(&self.services, &ctx.store, &scope, pr, &sha, signoff)
             .await?;
         let verdict = if p.verdict.passed() {

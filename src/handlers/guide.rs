@@ -95,7 +95,16 @@ impl Handler for ContributionGuide {
             label_docs_url: &label_docs,
             rerun_docs_url: &cfg.links.rerun_docs,
         });
-        publish::post_once(&api, &repo, pr, GUIDE_MARKER, &body).await?;
+        // The replaced automation's guide (legacy logins) counts: no second one.
+        publish::post_once(
+            &api,
+            &repo,
+            pr,
+            GUIDE_MARKER,
+            &body,
+            &cfg.signoff.legacy_logins,
+        )
+        .await?;
         Ok(())
     }
 }

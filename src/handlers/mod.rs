@@ -1,6 +1,7 @@
 //! One handler per event kind: glue that reads what it needs through the
 //! GitHub client, calls the pure modules (commands, checks, lint) and hands
 //! the result to the publisher. Handlers hold no rules.
+pub(crate) mod authored;
 pub(crate) mod commands;
 pub mod dispatch;
 pub(crate) mod guide;

@@ -218,6 +218,9 @@ impl crate::events::Handler for ConfigCheck {
                     }
                 }
                 let problems = validate(&files);
+                // The problems quote the PR's file (a key may be anything).
+                let quoted: Vec<String> =
+                    problems.iter().map(|p| crate::comments::quote(p)).collect();
                 let body = crate::comments::render(&crate::comments::ConfigCheck {
                     sha: &head.sha,
                     files: &touched
@@ -227,7 +230,7 @@ impl crate::events::Handler for ConfigCheck {
                         .join(" and "),
                     many: touched.len() > 1,
                     branch: &scope.default_branch,
-                    problems: &problems,
+                    problems: &quoted,
                 });
                 super::publish::upsert(
                     &scope.api,

@@ -7,10 +7,12 @@
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
-use super::{Scope, Services};
+use super::{Scope, Services, publish};
+use crate::comments::{Refusal, SignoffRefused, render};
 use crate::events::{Event, Handler, HandlerError, JobContext};
-use crate::github::{Api, CheckRunReport};
-use crate::store::{Store, now_ms};
+use crate::github::CheckRunReport;
+use crate::store::{HeadRecord, Store, now_ms};
+use sweepgate_core::signoff::{Coverage, RecordedHead};
 use crate::verdict::{self, Verdict, remote};
 use sweepgate_core::checks::snapshot::{Signoff, SignoffKind};
 use sweepgate_core::ids::{PrNumber, RepoName, RunId};
@@ -37,9 +39,13 @@ struct Trigger {
     signoff: Signoff,
     /// The commit a review names; issue comments name none.
     commit: Option<String>,
+    /// The comment or review, for the reply's marker.
+    id: u64,
     open: bool,
     draft: bool,
     bot: bool,
+    /// An edit, and who made it (the delivery's `sender`).
+    edited_by: Option<String>,
 }
 
 fn is_bot(login: &str, kind: &str) -> bool {
@@ -53,9 +59,12 @@ fn on_pull(
     kind: SignoffKind,
     [body, url, created_at]: [&Option<String>; 3],
     commit: Option<String>,
+    (id, edited_by): (u64, Option<String>),
 ) -> Option<Trigger> {
     let text = |b: &Option<String>| b.clone().unwrap_or_default();
     Some(Trigger {
+        id,
+        edited_by,
         pr: pull.number,
         signoff: Signoff {
             author: user.login.clone(),
@@ -71,6 +80,12 @@ fn on_pull(
     })
 }
 
+/// Who edited, for an `edited` action (the sender GitHub names; an
+/// edit without one counts as someone else's).
+fn editor(action: &str, sender: &Option<crate::events::payload::User>) -> Option<String> {
+    (action == "edited").then(|| sender.as_ref().map(|u| u.login.clone()).unwrap_or_default())
+}
+
 fn trigger(event: &Event) -> Option<Trigger> {
     let text = |b: &Option<String>| b.clone().unwrap_or_default();
     match event {
@@ -83,6 +98,8 @@ fn trigger(event: &Event) -> Option<Trigger> {
             }
             let user = ev.comment.user.as_ref()?;
             Some(Trigger {
+                id: ev.comment.id.0,
+                edited_by: editor(&ev.action, &ev.sender),
                 pr: ev.issue.number,
                 signoff: Signoff {
                     author: user.login.clone(),
@@ -104,6 +121,7 @@ fn trigger(event: &Event) -> Option<Trigger> {
             // A review's payload carries no time; the listing does.
             [&ev.review.body, &ev.review.html_url, &None],
             ev.review.commit_id.clone(),
+            (ev.review.id.0, editor(&ev.action, &ev.sender)),
         ),
         Event::PullRequestReviewComment(ev) => on_pull(
             &ev.pull_request,
@@ -115,6 +133,7 @@ fn trigger(event: &Event) -> Option<Trigger> {
                 &ev.comment.created_at,
             ],
             ev.comment.commit_id.clone(),
+            (ev.comment.id.0, editor(&ev.action, &ev.sender)),
         ),
         _ => None,
     }
@@ -135,16 +154,43 @@ impl Handler for SignoffVerifier {
                 | "pull_request_review.edited"
                 | "pull_request_review_comment.created"
                 | "pull_request_review_comment.edited"
+                | "pull_request.opened"
+                | "pull_request.reopened"
+                | "pull_request.synchronize"
         )
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
+        if let Event::PullRequest(ev) = event {
+            return self.on_head(ctx, ev).await;
+        }
         let Some(t) = trigger(event) else {
             return Ok(());
         };
         if t.bot || !sweepgate_core::signoff::is_signoff(&t.signoff.body) || !t.open || t.draft {
             return Ok(());
         }
+        // An edit counts only when its author made it (policy-bot's
+        // `ignore_edited_comments`): anyone else's runs nothing.
+        if let Some(editor) = &t.edited_by
+            && !editor.eq_ignore_ascii_case(&t.signoff.author)
+        {
+            tracing::warn!(
+                pr = %t.pr, editor = %editor, author = %t.signoff.author,
+                "sign-off edited by someone else than its author: ignored"
+            );
+            crate::telemetry::foreign_edit(&ctx.kind);
+            return Ok(());
+        }
+        // The body as its author wrote it: `/verify` may verify it later.
+        super::authored::Authored::record_signoff(
+            &ctx.store,
+            &super::repo_of(ctx)?,
+            t.pr,
+            &t.signoff.url,
+            &t.signoff.body,
+        )
+        .await?;
         let scope = self.services.scope(ctx).await?;
         // The state now, not as the payload claimed it.
         let pull = scope.api.pull(&scope.repo, t.pr).await?;
@@ -152,10 +198,288 @@ impl Handler for SignoffVerifier {
             tracing::info!(pr = %t.pr, "sign-off on a closed or draft PR: no verdict");
             return Ok(());
         }
-        let head = t.commit.clone().unwrap_or(pull.head.sha);
-        verify_and_publish(&self.services, &ctx.store, &scope, t.pr, &head, t.signoff).await?;
+        let user = t.signoff.author.clone();
+        if !may_sign(&scope, t.pr, &user).await? {
+            crate::telemetry::refused_signoff("ineligible");
+            let marker = not_a_signer_marker(&user);
+            let body = render(&SignoffRefused {
+                marker: &marker,
+                user: &user,
+                state: Refusal::NotASigner,
+                covers: "",
+                head: "",
+                seconds: 0,
+                limit: 0,
+            });
+            publish::post_once(&scope.api, &scope.repo, t.pr, &marker, &body, &[]).await?;
+            return Ok(());
+        }
+        let reply = |state, covers: &str, seconds, limit| {
+            let marker = signoff_marker(t.id);
+            render(&SignoffRefused {
+                marker: &marker,
+                user: &user,
+                state,
+                covers,
+                head: &pull.head.sha,
+                seconds,
+                limit,
+            })
+        };
+        let covers = match covered(&ctx.store, &scope.repo, t.pr, &t.signoff, t.commit, &pull)
+            .await?
+        {
+            Coverage::Covers(sha) => sha,
+            Coverage::NoRecord => {
+                crate::telemetry::refused_signoff("stale");
+                let body = reply(Refusal::NoRecord, "", 0, 0);
+                publish::upsert(&scope.api, &scope.repo, t.pr, &signoff_marker(t.id), &body)
+                    .await?;
+                return Ok(());
+            }
+            Coverage::RecentPush { sha, ms } => {
+                crate::telemetry::refused_signoff("stale");
+                let body = reply(Refusal::RecentPush, &sha, ms / 1000, 0);
+                publish::upsert(&scope.api, &scope.repo, t.pr, &signoff_marker(t.id), &body)
+                    .await?;
+                return Ok(());
+            }
+        };
+        if let Err(limit) = take_run(&ctx.store, &scope, t.pr, &user).await? {
+            crate::telemetry::refused_signoff("capped");
+            let body = reply(Refusal::Capped, &covers, 0, limit);
+            publish::upsert(&scope.api, &scope.repo, t.pr, &signoff_marker(t.id), &body).await?;
+            return Ok(());
+        }
+        verify_and_publish(&self.services, &ctx.store, &scope, t.pr, &covers, t.signoff).await?;
         Ok(())
     }
+}
+
+impl SignoffVerifier {
+    /// A PR's `opened`, `reopened` or `synchronize`: records its head; a
+    /// push past the live verdict's commit makes that verdict stale on
+    /// the new head (`docs/contracts.md` §3).
+    async fn on_head(
+        &self,
+        ctx: &JobContext,
+        ev: &crate::events::PullRequestEvent,
+    ) -> Result<(), HandlerError> {
+        let Some(head) = ev.pull_request.head.as_ref().filter(|h| !h.sha.is_empty()) else {
+            return Ok(());
+        };
+        let repo = super::repo_of(ctx)?;
+        let pr = ev.pull_request.number;
+        let received_at = match &ctx.delivery_id {
+            Some(id) => ctx.store.delivery(id).await?.map(|d| d.received_at),
+            None => None,
+        }
+        .unwrap_or_else(now_ms);
+        let pushed_at = ev
+            .pull_request
+            .updated_at
+            .as_deref()
+            .or(ev.pull_request.created_at.as_deref())
+            .and_then(github_ms)
+            .unwrap_or(received_at);
+        ctx.store
+            .record_head(&HeadRecord {
+                repository: repo.0.clone(),
+                pr_number: pr.0 as i64,
+                head_sha: head.sha.clone(),
+                pushed_at,
+                received_at,
+                source: ctx
+                    .delivery_id
+                    .as_ref()
+                    .map_or_else(|| format!("observed:{}", head.sha), |d| d.0.clone()),
+            })
+            .await?;
+        if ev.action != "synchronize" {
+            return Ok(());
+        }
+        let scope = self.services.scope(ctx).await?;
+        if let Some((covered, comment)) =
+            publish::find_live_verdict(&scope.api, &scope.repo, pr).await?
+            && covered != head.sha
+        {
+            stale_status(&scope, &covered, &head.sha, comment.html_url.as_deref()).await?;
+        }
+        Ok(())
+    }
+}
+
+/// Milliseconds of a GitHub timestamp (RFC 3339).
+pub(crate) fn github_ms(t: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(t)
+        .ok()
+        .map(|d| d.timestamp_millis())
+}
+
+/// The commit a sign-off covers (`docs/contracts.md` §3): a review's
+/// `commit_id`; for a comment, the last head recorded before it. With no
+/// record at all, the head read now is recorded, so a sign-off written
+/// after it can cover it.
+pub(crate) async fn covered(
+    store: &Store,
+    repo: &RepoName,
+    pr: PrNumber,
+    signoff: &Signoff,
+    commit: Option<String>,
+    pull: &crate::github::PullFacts,
+) -> Result<Coverage, HandlerError> {
+    if let Some(sha) = commit.filter(|c| !c.is_empty()) {
+        return Ok(Coverage::Covers(sha));
+    }
+    let heads: Vec<RecordedHead> = store
+        .pr_heads(&repo.0, pr.0 as i64)
+        .await?
+        .into_iter()
+        .map(|h| RecordedHead {
+            sha: h.head_sha,
+            at_ms: h.pushed_at,
+        })
+        .collect();
+    // A comment without a readable time covers nothing.
+    let at = github_ms(&signoff.created_at).unwrap_or(i64::MIN);
+    let coverage = sweepgate_core::signoff::covered_head(&heads, at);
+    if coverage == Coverage::NoRecord && heads.is_empty() {
+        let now = now_ms();
+        store
+            .record_head(&HeadRecord {
+                repository: repo.0.clone(),
+                pr_number: pr.0 as i64,
+                head_sha: pull.head.sha.clone(),
+                pushed_at: pull.updated_at.as_deref().and_then(github_ms).unwrap_or(now),
+                received_at: now,
+                source: format!("observed:{}", pull.head.sha),
+            })
+            .await?;
+    }
+    Ok(coverage)
+}
+
+/// Whether `user` may sign this PR at all: a CODEOWNER of a changed path,
+/// or a member of a team that owns one or of the core team. A team the
+/// API will not show is stood in for by a repository role of write or
+/// above (as Check 0 does for the core team).
+async fn may_sign(scope: &Scope, pr: PrNumber, user: &str) -> Result<bool, HandlerError> {
+    use sweepgate_core::checks::snapshot::Membership;
+    let path = &scope.cfg.paths.codeowners;
+    let text = scope
+        .api
+        .file_at(&scope.repo, path, &scope.default_branch)
+        .await?;
+    let co = text.and_then(|t| sweepgate_core::recipe::codeowners::parse(path, &t).ok());
+    let mut unknown = co.is_none();
+    if let Some(co) = co {
+        let files = scope.api.pr_files(&scope.repo, pr).await?;
+        let mut changed: Vec<&str> = Vec::new();
+        for f in &files {
+            changed.push(&f.filename);
+            changed.extend(f.previous_filename.as_deref());
+        }
+        let (named, teams) = sweepgate_core::checks::c00_codeowner::signer_candidates(
+            &co,
+            &scope.cfg,
+            &changed,
+            user,
+        );
+        if named {
+            return Ok(true);
+        }
+        for (org, team) in teams {
+            match scope.api.team_membership(&org, &team, user).await? {
+                Membership::Member => return Ok(true),
+                Membership::NotMember => {}
+                Membership::Unknown { .. } => unknown = true,
+            }
+        }
+    }
+    if !unknown {
+        return Ok(false);
+    }
+    let role = scope
+        .api
+        .collaborator_permission(&scope.repo, user)
+        .await?
+        .map_or(sweepgate_core::commands::RepoRole::None, |p| {
+            sweepgate_core::commands::RepoRole::from_api(&p.permission, p.role_name.as_deref())
+        });
+    Ok(role >= sweepgate_core::commands::RepoRole::Write)
+}
+
+/// The store's record of the verifier runs one actor caused on a PR.
+const NS_RUNS: &str = "verifier-runs";
+const HOUR_MS: i64 = 3_600_000;
+
+/// Counts a verifier run against `actor`'s hourly allowance on the PR;
+/// `Err(limit)` when it is used up. Each actor has their own: nobody can
+/// use up a signer's.
+pub(crate) async fn take_run(
+    store: &Store,
+    scope: &Scope,
+    pr: PrNumber,
+    actor: &str,
+) -> Result<Result<(), u32>, HandlerError> {
+    let limit = scope.cfg.signoff.runs_per_hour;
+    let key = format!("{}#{pr}:{}", scope.repo, actor.to_ascii_lowercase());
+    let now = now_ms();
+    let mut runs: Vec<i64> = store
+        .kv_get(NS_RUNS, &key)
+        .await?
+        .and_then(|v| serde_json::from_str(&v).ok())
+        .unwrap_or_default();
+    runs.retain(|t| now - t < HOUR_MS);
+    if runs.len() >= limit as usize {
+        return Ok(Err(limit));
+    }
+    runs.push(now);
+    store
+        .kv_put(
+            NS_RUNS,
+            &key,
+            &serde_json::to_string(&runs).unwrap_or_default(),
+            now,
+        )
+        .await?;
+    Ok(Ok(()))
+}
+
+/// The failure status on `head` when the verdict covers an older commit.
+async fn stale_status(
+    scope: &Scope,
+    covered: &str,
+    head: &str,
+    target_url: Option<&str>,
+) -> Result<(), HandlerError> {
+    let short = |s: &str| s.get(..7).unwrap_or(s).to_owned();
+    scope
+        .api
+        .create_status(
+            &scope.repo,
+            head,
+            "failure",
+            &scope.cfg.signoff.status_context,
+            &verdict::stale_description(&short(covered), &short(head)),
+            target_url,
+        )
+        .await?;
+    Ok(())
+}
+
+/// The marker of the reply to a sign-off that got no verdict.
+fn signoff_marker(id: u64) -> String {
+    format!("<!-- sweepgate:signoff comment={id} -->")
+}
+
+/// The marker of the one reply per user and PR to a checklist from
+/// someone who may not sign.
+fn not_a_signer_marker(user: &str) -> String {
+    format!(
+        "<!-- sweepgate:not-a-signer user={} -->",
+        user.to_ascii_lowercase()
+    )
 }
 
 /// What a published verdict was.
@@ -190,6 +514,11 @@ pub(crate) async fn assess(
 ) -> Result<Verdict, HandlerError> {
     let pinned_run = stored_pin(store, &scope.repo, pr).await?;
     let swept = store.pr_sweeps(&scope.repo.0, pr.0 as i64).await?;
+    let authored = super::authored::Authored::load(store, &scope.repo, pr).await?;
+    let detail = sweepgate_core::signoff::detail_section(&signoff.body);
+    let links = sweepgate_core::checks::c03_upstream::links(&detail, &scope.cfg)
+        .0
+        .len();
     let snapshot = remote::build(
         &scope.api,
         remote::Request {
@@ -202,10 +531,18 @@ pub(crate) async fn assess(
             default_branch: &scope.default_branch,
             today: services.clock.today(),
             swept: &swept,
+            authored: &authored,
         },
     )
     .await?;
     let mut v = verdict::verify(&snapshot, &scope.cfg);
+    let cap = scope.cfg.signoff.upstream_links;
+    if links > cap {
+        v.limits.push(render(&crate::comments::LinksCapped {
+            links,
+            read: cap,
+        }));
+    }
     if let Some(base) = &services.public_url
         && !v.pareto.is_empty()
     {
@@ -227,27 +564,44 @@ pub(crate) async fn verify_and_publish(
     signoff: Signoff,
 ) -> Result<Published, HandlerError> {
     let v = assess(services, store, scope, pr, head, signoff).await?;
-    publish(&scope.api, store, &scope.repo, pr, &v).await
+    publish(services, scope, store, pr, &v).await
+}
+
+/// Where the dashboard shows a PR (linked from a cut text).
+fn dashboard_link(services: &Services, repo: &RepoName, pr: PrNumber) -> Option<String> {
+    services
+        .public_url
+        .as_ref()
+        .map(|base| format!("{base}/repos/{repo}/pulls/{pr}"))
 }
 
 /// The verdict comment, the status and the check run.
 pub(crate) async fn publish(
-    api: &Api,
+    services: &Services,
+    scope: &Scope,
     store: &Store,
-    repo: &RepoName,
     pr: PrNumber,
     v: &Verdict,
 ) -> Result<Published, HandlerError> {
-    let body = verdict::render_comment(v);
+    use crate::comments::{COMMENT_LIMIT, SUMMARY_LIMIT, fit};
+    let (api, repo) = (&scope.api, &scope.repo);
+    let link = dashboard_link(services, repo, pr);
+    let body = fit(&verdict::render_comment(v), COMMENT_LIMIT, link.as_deref());
     let comments = api.issue_comments(repo, pr).await?;
-    let mine = |c: &crate::github::IssueComment| c.author().ends_with("[bot]");
+    // Only comments sweepgate wrote are edited (`docs/contracts.md` §4).
+    let me = api.own_login().await?;
+    let mine = |c: &crate::github::IssueComment| publish::by(c, &me);
     // Verdicts of other heads no longer apply: mark them superseded.
     for c in comments.iter().filter(|c| mine(c)) {
         if let Some(old) = verdict::marker_sha(c.body())
             && old != v.head_sha
         {
-            api.update_comment(repo, c.id, &verdict::superseded(c.body(), &v.head_sha))
-                .await?;
+            let text = fit(
+                &verdict::superseded(c.body(), &v.head_sha),
+                COMMENT_LIMIT,
+                link.as_deref(),
+            );
+            api.update_comment(repo, c.id, &text).await?;
         }
     }
     let existing = comments
@@ -260,7 +614,8 @@ pub(crate) async fn publish(
         None => api.create_comment(repo, pr, &body).await?,
     };
     let url = comment.html_url.clone().unwrap_or_default();
-    let st = verdict::status(v, (!url.is_empty()).then_some(url.as_str()));
+    let target = (!url.is_empty()).then_some(url.as_str());
+    let st = verdict::status_in(v, target, &scope.cfg.signoff.status_context);
     api.create_status(
         repo,
         &st.sha,
@@ -270,7 +625,12 @@ pub(crate) async fn publish(
         st.target_url.as_deref(),
     )
     .await?;
-    let cr = verdict::check_run(v);
+    // The head moved past the covered commit: the verdict is stale there.
+    if let Some(head) = &v.head_moved_to {
+        stale_status(scope, &v.head_sha, head, target).await?;
+    }
+    let mut cr = verdict::check_run(v);
+    cr.summary = fit(&cr.summary, SUMMARY_LIMIT, link.as_deref());
     let digest = hex::encode(Sha256::digest(
         serde_json::to_vec(&cr).unwrap_or_default().as_slice(),
     ));
@@ -393,7 +753,7 @@ pub(crate) async fn verify_url(
     };
     let v = assess(services, store, &scope, pr, &head, signoff).await?;
     if publish_it {
-        let p = publish(&scope.api, store, &scope.repo, pr, &v).await?;
+        let p = publish(services, &scope, store, pr, &v).await?;
         return Ok((v, Some(p)));
     }
     Ok((v, None))

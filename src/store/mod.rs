@@ -281,6 +281,19 @@ pub struct SweepUpdate<'a> {
     pub token_sha256: Option<&'a str>,
 }
 
+/// A pull request's head as a delivery (or the verifier) recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct HeadRecord {
+    pub repository: String,
+    pub pr_number: i64,
+    pub head_sha: String,
+    /// GitHub's time of the change (Unix ms), on the clock of comment times.
+    pub pushed_at: i64,
+    pub received_at: i64,
+    /// The delivery id, or `observed:<sha>` for a head the verifier read.
+    pub source: String,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct QueueCounts {
     pub pending: i64,
@@ -390,6 +403,11 @@ pub trait Storage: Send + Sync + 'static {
         change: &SweepUpdate<'_>,
         now: i64,
     ) -> Result<bool, StoreError>;
+
+    /// Records a head; `false` when its source was recorded before.
+    async fn record_head(&self, head: &HeadRecord) -> Result<bool, StoreError>;
+    /// A PR's recorded heads, oldest first (by GitHub's time).
+    async fn pr_heads(&self, repository: &str, pr: i64) -> Result<Vec<HeadRecord>, StoreError>;
 
     async fn kv_get(&self, namespace: &str, key: &str) -> Result<Option<String>, StoreError>;
     async fn kv_put(

@@ -597,6 +597,40 @@ macro_rules! sql_store {
                 Ok(n == 1)
             }
 
+            async fn record_head(&self, h: &HeadRecord) -> Result<bool, StoreError> {
+                let n = sqlx::query(
+                    "INSERT INTO pr_heads (repository, pr_number, head_sha, pushed_at, \
+                     received_at, source) VALUES ($1, $2, $3, $4, $5, $6) \
+                     ON CONFLICT (repository, pr_number, source) DO NOTHING",
+                )
+                .bind(&h.repository)
+                .bind(h.pr_number)
+                .bind(&h.head_sha)
+                .bind(h.pushed_at)
+                .bind(h.received_at)
+                .bind(&h.source)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn pr_heads(
+                &self,
+                repository: &str,
+                pr: i64,
+            ) -> Result<Vec<HeadRecord>, StoreError> {
+                Ok(sqlx::query_as(
+                    "SELECT repository, pr_number, head_sha, pushed_at, received_at, source \
+                     FROM pr_heads WHERE repository = $1 AND pr_number = $2 \
+                     ORDER BY pushed_at, received_at, source",
+                )
+                .bind(repository)
+                .bind(pr)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
             async fn kv_get(&self, ns: &str, key: &str) -> Result<Option<String>, StoreError> {
                 Ok(
                     sqlx::query_scalar("SELECT value FROM kv WHERE namespace = $1 AND key = $2")

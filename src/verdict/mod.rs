@@ -14,8 +14,6 @@ use sweepgate_core::config::RepoConfig;
 
 pub use local::{GithubFacts, LocalError, Trees, check_local, snapshot_from_trees};
 
-/// The status context the required check depends on.
-pub(crate) const STATUS_CONTEXT: &str = "codeowner-signoff-verify";
 pub(crate) const STATUS_SUCCESS: &str = "CODEOWNER sign-off independently verified";
 pub(crate) const STATUS_FAILURE: &str = "Sign-off verification rejected - see verdict comment";
 pub(crate) const CHECK_RUN_NAME: &str = "sweepgate / verdict";
@@ -50,6 +48,9 @@ pub struct Verdict {
     /// Where the dashboard shows the plot (linked from the comment).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plot_url: Option<String>,
+    /// Limits the assessment ran into (e.g. upstream links left unread).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<String>,
 }
 
 impl Verdict {
@@ -76,6 +77,7 @@ pub fn verify(s: &Snapshot, cfg: &RepoConfig) -> Verdict {
         run: s.pinned_run.as_ref().map(|r| r.id),
         pareto: sweepgate_core::checks::c14_pareto::series(s, cfg),
         plot_url: None,
+        limits: Vec::new(),
     }
 }
 
@@ -96,7 +98,7 @@ pub fn row_line(r: &CheckResult) -> String {
         Some(a) => format!(
             "PASS (acknowledged by @{}: {})",
             a.user,
-            sweepgate_core::checks::one_line(&a.reason)
+            crate::comments::quote(&sweepgate_core::checks::one_line(&a.reason))
         ),
         None => r.outcome.as_str().to_owned(),
     };
@@ -153,6 +155,7 @@ pub fn render_comment(v: &Verdict) -> String {
                 "The PR head moved to {h} after the sign-off; this verdict assesses the signed commit, and a fresh sign-off is needed for the new commit."
             )
         })
+        .chain(v.limits.iter().cloned())
         .collect();
 
     let t = VerdictTemplate {
@@ -200,8 +203,19 @@ pub struct StatusUpdate {
     pub target_url: Option<String>,
 }
 
-/// `success` only on PASS.
+/// The status description on a head the verdict does not cover
+/// (`docs/contracts.md` §3); short SHAs keep it within GitHub's 140.
+pub(crate) fn stale_description(covered: &str, head: &str) -> String {
+    format!("sign-off covers {covered}, head is {head}; sign again")
+}
+
+/// `success` only on PASS, under the default context.
 pub fn status(v: &Verdict, comment_url: Option<&str>) -> StatusUpdate {
+    status_in(v, comment_url, &sweepgate_core::config::SignoffSettings::default().status_context)
+}
+
+/// `success` only on PASS, under the configured `context`.
+pub(crate) fn status_in(v: &Verdict, comment_url: Option<&str>, context: &str) -> StatusUpdate {
     let (state, description) = if v.passed() {
         ("success", STATUS_SUCCESS)
     } else {
@@ -209,7 +223,7 @@ pub fn status(v: &Verdict, comment_url: Option<&str>) -> StatusUpdate {
     };
     StatusUpdate {
         sha: v.head_sha.clone(),
-        context: STATUS_CONTEXT.into(),
+        context: context.into(),
         state: state.into(),
         description: description.into(),
         target_url: comment_url.map(str::to_owned),
@@ -298,6 +312,7 @@ mod tests {
             run: None,
             pareto: Vec::new(),
             plot_url: None,
+            limits: Vec::new(),
         }
     }
 
@@ -338,7 +353,8 @@ mod tests {
             body,
             "<!-- codeowner-signoff-verify sha=abc -->\n## ❌❌❌ **REJECTED** ❌❌❌\n@nv your sign-off was not verified: 2 blocking checks — Check 14 (Pareto coverage) REVIEW, Check 5 (Checklist template) FAIL.\n\n**Blocking checks**\n\n❌ Check 14 (Pareto coverage): REVIEW — 4 points.\n\n❌ Check 5 (Checklist template): FAIL — stale.\n\n**Passed and not applicable checks**\n\n✅ Check 0 (CODEOWNER): PASS — ok.\n\n✅ Check 3 (Upstream recipe): PASS (acknowledged by @lead: equivalent) — arg absent.\n\nAssessed commit: abc."
         );
-        let st = status(&v, None);
+        let st = status_in(&v, None, "old-verifier");
+        assert_eq!(st.context, "old-verifier");
         assert_eq!(
             (st.state.as_str(), st.description.as_str()),
             ("failure", STATUS_FAILURE)

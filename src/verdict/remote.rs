@@ -14,6 +14,7 @@ use super::LocalError;
 use super::local::{GithubFacts, PolicyAt, add_artifact_file, read_trees, snapshot_from_trees};
 use crate::events::HandlerError;
 use crate::github::{Api, GitHubError, GitHubSource};
+use crate::handlers::authored::Authored;
 use crate::repo::RepoSource;
 use crate::store::SweepRow;
 use sweepgate_core::checks::c03_upstream;
@@ -43,6 +44,8 @@ pub(crate) struct Request<'a> {
     /// The sweeps sweepgate dispatched for the PR: their runs ran on the
     /// default branch, and each tested its sweep's head.
     pub swept: &'a [SweepRow],
+    /// What the comments' authors wrote themselves (foreign edits dropped).
+    pub authored: &'a Authored,
 }
 
 /// The check runs of the completed dispatched sweeps on the assessed
@@ -159,23 +162,50 @@ pub(crate) struct Conversation {
     pub review_comments: Vec<(Comment, Option<String>)>,
 }
 
+impl Conversation {
+    /// The newest sign-off whose body is as its author wrote it (someone
+    /// else's edit is no sign-off; `docs/contracts.md` §3).
+    pub(crate) fn latest_vouched_signoff(
+        &self,
+        authored: &Authored,
+    ) -> Option<(Signoff, Option<String>)> {
+        let ok = |c: &Comment| authored.vouches_for_signoff(&c.url, &c.body);
+        let comments: Vec<Comment> = self.comments.iter().filter(|c| ok(c)).cloned().collect();
+        let pick = |v: &[(Comment, Option<String>)]| -> Vec<(Comment, Option<String>)> {
+            v.iter().filter(|(c, _)| ok(c)).cloned().collect()
+        };
+        latest_signoff(
+            &comments,
+            &pick(&self.reviews),
+            &pick(&self.review_comments),
+        )
+    }
+}
+
+/// The PR's conversation; command lines someone other than a comment's
+/// author added to it are dropped.
 pub(crate) async fn conversation(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,
+    authored: &Authored,
 ) -> Result<Conversation, GitHubError> {
     let comments = api
         .issue_comments(repo, pr)
         .await?
         .into_iter()
-        .map(|c| Comment {
-            id: c.id.0,
-            author: c.author().to_owned(),
-            association: c.author_association.clone().unwrap_or_default(),
-            body: c.body().to_owned(),
-            url: c.html_url.clone().unwrap_or_default(),
-            created_at: c.created_at.clone().unwrap_or_default(),
-            permission: None,
+        .map(|c| {
+            let mut comment = Comment {
+                id: c.id.0,
+                author: c.author().to_owned(),
+                association: c.author_association.clone().unwrap_or_default(),
+                body: c.body().to_owned(),
+                url: c.html_url.clone().unwrap_or_default(),
+                created_at: c.created_at.clone().unwrap_or_default(),
+                permission: None,
+            };
+            authored.strip_foreign_commands(&mut comment, c.edited());
+            comment
         })
         .collect();
     Ok(Conversation {
@@ -335,7 +365,7 @@ pub(crate) async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, Handl
         list.extend(runs);
     }
 
-    let conv = conversation(api, repo, req.pr).await?;
+    let conv = conversation(api, repo, req.pr, req.authored).await?;
     let mut req = req;
     if req.signoff.created_at.is_empty() {
         // A review's payload carries no time; its listing does.
@@ -426,7 +456,9 @@ pub(crate) async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, Handl
     let detail = sweepgate_core::signoff::detail_section(&req.signoff.body);
     let (links, _pages) = c03_upstream::links(&detail, req.cfg);
     let mut upstream: Vec<UpstreamPr> = Vec::new();
-    for (r, n) in links {
+    // At most so many lookups per sign-off; the verdict says when links
+    // were left unread (`assess`).
+    for (r, n) in links.into_iter().take(req.cfg.signoff.upstream_links) {
         let Some((o, n_)) = r.split_once('/') else {
             continue;
         };

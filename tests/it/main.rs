@@ -43,6 +43,7 @@ mod transcript_dispatch;
 mod transcript_guide;
 mod transcript_lint;
 mod transcript_sweeps;
+mod transcript_trust;
 mod transcript_verify;
 mod verify_cli;
 mod verify_seeds;

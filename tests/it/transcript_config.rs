@@ -123,3 +123,25 @@ async fn a_push_to_the_default_branch_reloads_and_an_invalid_one_keeps_the_last_
     assert!(config_runs(&w, &side).is_empty(), "{other}");
     w.finish(&[]).await;
 }
+
+/// Issue 18, item 6: a key written to ping a team and hide the rest of the
+/// comment is quoted harmlessly (`docs/contracts.md` §4).
+#[tokio::test]
+async fn a_hostile_key_mentions_nobody_and_hides_nothing() {
+    let mut w = World::new().await;
+    let pr = w.open_pr(
+        "hostile",
+        &[Change::write(
+            CONFIG,
+            "[sweep]\n\"x @InferenceX/core <!--\" = 1\n\"a|b`c\" = 2\n",
+        )],
+        "maint",
+    );
+    w.deliver().await;
+    let body = w.next_comment(pr.number);
+    let head = pr.head_sha().unwrap();
+    insta::assert_snapshot!("hostile_key", body.replace(&head, "<HEAD>"));
+    assert!(!body.contains("@InferenceX/core"), "{body}");
+    assert_eq!(body.matches("<!--").count(), 1, "only the marker: {body}");
+    w.finish(&[pr.number]).await;
+}

@@ -581,3 +581,124 @@ async fn stage_results_stages_without_pinning_and_refusals_change_nothing() {
     );
     w.finish(&[pr.number]).await;
 }
+
+/// Runs every queued job; the permanent failures' messages (a refused
+/// callback dead-letters its job and changes nothing).
+async fn run_refusing(w: &mut World) -> Vec<String> {
+    w.post_pending().await;
+    let store = w.db.store.clone();
+    let mut refused = Vec::new();
+    while let Some(c) = store
+        .claim(
+            "t",
+            sweepgate::store::now_ms(),
+            std::time::Duration::from_secs(60),
+        )
+        .await
+        .unwrap()
+    {
+        match sweepgate::queue::JobRunner::run(&w.events, &store, &c.job).await {
+            Ok(outcome) => {
+                store
+                    .complete(&c, sweepgate::store::now_ms(), &outcome)
+                    .await
+                    .unwrap();
+            }
+            Err(f) => {
+                assert!(f.permanent, "{}", f.message);
+                store
+                    .fail(
+                        &c,
+                        sweepgate::store::now_ms(),
+                        &f.message,
+                        sweepgate::store::AfterFailure::Dead,
+                    )
+                    .await
+                    .unwrap();
+                refused.push(f.message);
+            }
+        }
+    }
+    refused
+}
+
+/// Issue 18, item 7: a staging callback is taken only from sweepgate or a
+/// configured sender (GitHub's `sender`, never the payload's
+/// `source-repository`), and only for a staging that is pending.
+#[tokio::test]
+async fn staging_callbacks_from_strangers_or_for_nothing_pending_change_nothing() {
+    let (mut w, pr) = world_with_run().await;
+    w.next_comment(pr.number); // the result links
+    w.sandbox
+        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
+        .unwrap();
+    let cmd = pr
+        .post_comment("nvpohanh", "COLLABORATOR", "/use 38614048439")
+        .unwrap();
+    w.deliver().await;
+    let reply = w.next_comment(pr.number);
+    let reply_id = w.sandbox.repository_dispatches()[0].client_payload["comment-id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let completed = |run: u64| {
+        json!({ "event_type": "stage-results-completed", "client_payload": {
+            "source-repository": format!("{RESULTS_OWNER}/{RESULTS_REPO}"),
+            "pr-number": pr.number.to_string(), "run-id": run.to_string(),
+            "run-date": "2026-10-14", "requested-by": "nvpohanh", "comment-id": reply_id,
+            "stage-succeeded": "false" } })
+    };
+    let main_repo = RepoName::new(OWNER, REPO);
+
+    // A writer of the benchmark repository forges the results repository's
+    // callback with a correct payload.
+    w.sandbox
+        .set_permission(OWNER, REPO, "mallory", "write", "write")
+        .unwrap();
+    let mallory = sweepgate::github::GitHub::new(sweepgate::github::GitHubConfig {
+        api_url: w.sandbox.base_url(),
+        credentials: sweepgate::github::Credentials::Token(
+            sweepgate::config::server::Secret::new(w.sandbox.user_token("mallory")),
+        ),
+        policy: sweepgate::github::RetryPolicy::default(),
+    })
+    .unwrap();
+    mallory
+        .installation(InstallationId(0))
+        .unwrap()
+        .repository_dispatch(&main_repo, &completed(RUN))
+        .await
+        .unwrap();
+    let refused = run_refusing(&mut w).await;
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].contains("sender `mallory` is not sweepgate nor one of sweep.staging-senders"),
+        "{}",
+        refused[0]
+    );
+
+    // sweepgate's own identity, for a run no staging was asked for.
+    let gh = common::transcript::github_for(&w.sandbox);
+    gh.installation(InstallationId(w.installation))
+        .unwrap()
+        .repository_dispatch(&main_repo, &completed(1234))
+        .await
+        .unwrap();
+    let refused = run_refusing(&mut w).await;
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].contains("no staging of run 1234 is pending"),
+        "{}",
+        refused[0]
+    );
+    // The reply still says what it said.
+    let body = w
+        .sandbox
+        .bot_comments(OWNER, REPO, pr.number)
+        .into_iter()
+        .find(|c| c.body.starts_with(&format!("<!-- sweepgate:reply comment={cmd} -->")))
+        .map(|c| c.body)
+        .unwrap();
+    assert_eq!(body, reply);
+    w.finish(&[pr.number]).await;
+}

@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 use sweepgate::handlers::Clock;
 use sweepgate_sandbox::{Change, Pr, PullRequestSpec, RunSpec};
 
-const RUN: u64 = 38614048439;
-const SIGNER: &str = "nvpohanh";
+pub(crate) const RUN: u64 = 38614048439;
+pub(crate) const SIGNER: &str = "nvpohanh";
 const AUTHOR: &str = "weireweire";
 
 fn seed() -> PathBuf {
@@ -28,7 +28,7 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     common::read_tree(root)
 }
 
-fn github_json() -> Value {
+pub(crate) fn github_json() -> Value {
     serde_json::from_str(&std::fs::read_to_string(seed().join("github.json")).unwrap()).unwrap()
 }
 
@@ -37,7 +37,7 @@ fn at(s: &str) -> DateTime<Utc> {
 }
 
 /// Moves the sandbox clock forward to `t`.
-fn clock_to(w: &World, t: &str) {
+pub(crate) fn clock_to(w: &World, t: &str) {
     let now = w.sandbox.now();
     let target = at(t);
     assert!(target >= now, "clock would go back from {now} to {target}");
@@ -101,17 +101,17 @@ fn upstream(w: &World, cookbook_patch: &str) {
     }
 }
 
-struct Seed {
-    w: World,
-    pr: Pr,
+pub(crate) struct Seed {
+    pub w: World,
+    pub pr: Pr,
     /// The swept commit and the `[skip-sweep]` head.
-    swept: String,
-    head: String,
-    signoff: String,
+    pub swept: String,
+    pub head: String,
+    pub signoff: String,
 }
 
 /// Seed 002 up to the moment the CODEOWNER signs off.
-async fn seed002() -> Seed {
+pub(crate) async fn seed002() -> Seed {
     let gh = github_json();
     seed002_with(
         gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
@@ -121,15 +121,19 @@ async fn seed002() -> Seed {
 }
 
 /// Seed 002 with the upstream cookbook PR's patch and the dashboard's URL.
-async fn seed002_with(cookbook_patch: &str, public_url: Option<&str>) -> Seed {
+pub(crate) async fn seed002_with(cookbook_patch: &str, public_url: Option<&str>) -> Seed {
+    seed002_config(cookbook_patch, public_url, "").await
+}
+
+/// Seed 002 with `extra` appended to the repository's configuration.
+pub(crate) async fn seed002_config(cookbook_patch: &str, public_url: Option<&str>, extra: &str) -> Seed {
     let dir = seed();
     let gh = github_json();
     let mut files = tree(&dir.join("policy"));
     files.extend(tree(&dir.join("base")));
-    files.insert(
-        ".github/sweepgate.toml".into(),
-        std::fs::read(dir.join("config.toml")).unwrap(),
-    );
+    let mut config = std::fs::read(dir.join("config.toml")).unwrap();
+    config.extend_from_slice(extra.as_bytes());
+    files.insert(".github/sweepgate.toml".into(), config);
     files.insert(
         ".github/sweepgate-verifier.toml".into(),
         std::fs::read(dir.join("verifier.toml")).unwrap(),
@@ -283,14 +287,14 @@ async fn seed002_with(cookbook_patch: &str, public_url: Option<&str>) -> Seed {
 impl Seed {
     /// `user` posts `body` on the PR; the comment id and the next bot
     /// comment.
-    async fn say(&mut self, user: &str, association: &str, body: &str) -> (u64, String) {
+    pub(crate) async fn say(&mut self, user: &str, association: &str, body: &str) -> (u64, String) {
         let id = self.pr.post_comment(user, association, body).unwrap();
         self.w.deliver().await;
         (id, self.w.next_comment(self.pr.number))
     }
 
     /// The CODEOWNER signs off with `body`; the verdict.
-    async fn sign(&mut self, body: &str) -> (u64, String) {
+    pub(crate) async fn sign(&mut self, body: &str) -> (u64, String) {
         self.say(SIGNER, "COLLABORATOR", body).await
     }
 }
@@ -300,7 +304,7 @@ fn swept_key(gh: &Value) -> &str {
 }
 
 /// The rows of a verdict comment: (check, outcome).
-fn rows(body: &str) -> Vec<(u8, String)> {
+pub(crate) fn rows(body: &str) -> Vec<(u8, String)> {
     body.lines()
         .filter_map(|l| {
             let rest = l.split_once("Check ")?.1;
@@ -312,7 +316,7 @@ fn rows(body: &str) -> Vec<(u8, String)> {
 }
 
 /// Replaces the sandbox's commit ids by names, so snapshots are stable.
-fn named(body: &str, seed: &Seed) -> String {
+pub(crate) fn named(body: &str, seed: &Seed) -> String {
     body.replace(&seed.head, "<HEAD>")
         .replace(&seed.swept, "<SWEPT>")
         .replace(&seed.head[..8], "<HEAD8>")

@@ -20,11 +20,21 @@ pub struct IssueComment {
     pub author_association: Option<String>,
     #[serde(default)]
     pub created_at: Option<String>,
+    #[serde(default)]
+    pub updated_at: Option<String>,
 }
 
 impl IssueComment {
     pub fn body(&self) -> &str {
         self.body.as_deref().unwrap_or("")
+    }
+
+    /// Changed since it was written (by its author or anyone else).
+    pub(crate) fn edited(&self) -> bool {
+        match (&self.created_at, &self.updated_at) {
+            (Some(c), Some(u)) => c != u,
+            _ => false,
+        }
     }
 
     pub(crate) fn author(&self) -> &str {

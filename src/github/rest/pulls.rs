@@ -37,6 +37,9 @@ pub(crate) struct PullFacts {
     pub body: Option<String>,
     #[serde(default)]
     pub draft: bool,
+    /// GitHub's time of the PR's last change.
+    #[serde(default)]
+    pub updated_at: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

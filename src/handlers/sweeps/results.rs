@@ -115,7 +115,7 @@ impl Handler for RunResults {
             families: &families,
             canary,
         });
-        publish::post_once(&api, &repo, pr, &results_marker(run.id.0), &body).await?;
+        publish::post_once(&api, &repo, pr, &results_marker(run.id.0), &body, &[]).await?;
         crate::handlers::record_activity(
             &ctx.store,
             &repo,

@@ -53,6 +53,37 @@ impl Handler for StagingCallback {
             // A forged or broken callback changes nothing; say why in the job.
             Err(e) => return Err(HandlerError::Permanent(e.to_string())),
         };
+        // Who sent it is what GitHub says (`sender`), never a payload
+        // field: sweepgate itself or a configured staging sender.
+        let sender = ev.sender.as_ref().map_or("", |u| u.login.as_str());
+        let me = api.own_login().await?;
+        let known = sender.eq_ignore_ascii_case(&me)
+            || cfg
+                .sweep
+                .staging_senders
+                .iter()
+                .any(|s| s.eq_ignore_ascii_case(sender));
+        if sender.is_empty() || !known {
+            return Err(HandlerError::Permanent(format!(
+                "staging callback refused: sender `{sender}` is not sweepgate nor one of sweep.staging-senders"
+            )));
+        }
+        // And only for a staging sweepgate asked for and still expects.
+        let reply_facts = match callback.reply {
+            Some(id) => ctx
+                .store
+                .kv_get(NS_REPLY, &id.0.to_string())
+                .await?
+                .and_then(|v| serde_json::from_str::<serde_json::Value>(&v).ok()),
+            None => None,
+        };
+        if reply_facts.as_ref().and_then(|v| v["run"].as_u64()) != Some(callback.run.0) {
+            return Err(HandlerError::Permanent(format!(
+                "staging callback refused: no staging of run {} is pending for reply {}",
+                callback.run,
+                callback.reply.map_or_else(|| "(none)".to_owned(), |r| r.0.to_string())
+            )));
+        }
         let (state, curves) = match callback.progress {
             Progress::Started => ("started", Vec::new()),
             Progress::Completed { succeeded: false } => ("failed", Vec::new()),
@@ -76,14 +107,6 @@ impl Handler for StagingCallback {
             curves: &curves,
             link: callback.app_run_url.as_deref(),
         });
-        let reply_facts = match callback.reply {
-            Some(id) => ctx
-                .store
-                .kv_get(NS_REPLY, &id.0.to_string())
-                .await?
-                .and_then(|v| serde_json::from_str::<serde_json::Value>(&v).ok()),
-            None => None,
-        };
         let command_comment = reply_facts
             .as_ref()
             .and_then(|v| v["command_comment"].as_u64());
@@ -102,7 +125,7 @@ impl Handler for StagingCallback {
                     callback.run
                 );
                 let body = format!("{marker}\n{text}\n");
-                publish::post_once(&api, &repo, callback.pr, &marker, &body).await?;
+                publish::post_once(&api, &repo, callback.pr, &marker, &body, &[]).await?;
             }
         }
         Ok(())
@@ -130,5 +153,9 @@ async fn run_curves(
     let master = state
         .master
         .map_err(|e| HandlerError::Permanent(e.to_string()))?;
-    Ok(curves::bullets(&report.appended, &master, date))
+    // Names come from the PR's files: quoted, they mention nobody.
+    Ok(curves::bullets(&report.appended, &master, date)
+        .iter()
+        .map(|b| crate::comments::quote(b))
+        .collect())
 }

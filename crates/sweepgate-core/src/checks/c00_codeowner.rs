@@ -56,6 +56,52 @@ fn membership(s: &Snapshot, co: &CodeOwners, cfg: &RepoConfig, org: &str, team: 
     }
 }
 
+/// Who may sign a PR that changes `changed` at all (`docs/contracts.md`
+/// §3), read as Check 0 reads ownership: whether `user` is named as an
+/// owner of a changed path (of a catch-all path: named anywhere in the
+/// file), and else the teams (`org`, `team`) whose membership would make
+/// them one, the core team included. Only an eligible signer's checklist
+/// reaches the verifier; Check 0 still decides PASS.
+pub fn signer_candidates(
+    co: &CodeOwners,
+    cfg: &RepoConfig,
+    changed: &[&str],
+    user: &str,
+) -> (bool, Vec<(String, String)>) {
+    let is_me = |o: &Owner| o.login().is_some_and(|l| l.eq_ignore_ascii_case(user));
+    let catch_all_line = co.catch_all().map(|r| r.line);
+    let mut named = false;
+    let mut teams: Vec<(String, String)> = Vec::new();
+    let mut add_team = |o: &Owner| {
+        if let Some((org, t)) = o.team() {
+            let t = (org.to_owned(), t.to_owned());
+            if !teams.contains(&t) {
+                teams.push(t);
+            }
+        }
+    };
+    for p in changed {
+        let ownership = co.owner_of(p);
+        let catch_all = ownership.rule().map(|r| r.line) == catch_all_line;
+        if catch_all {
+            named |= co.names_user(user);
+            co.all_owners().into_iter().for_each(&mut add_team);
+        } else {
+            named |= ownership.owners().iter().any(is_me);
+            ownership.owners().iter().for_each(&mut add_team);
+        }
+    }
+    let core = if cfg.policy.core_team.is_empty() {
+        co.core_team().cloned()
+    } else {
+        Owner::parse(&cfg.policy.core_team)
+    };
+    if let Some(o) = core {
+        add_team(&o);
+    }
+    (named, teams)
+}
+
 pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let Some(signer) = s.signer() else {
         return CheckResult::fail(N, "no sign-off to attribute; no signer.");
@@ -197,6 +243,26 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn candidates_are_owners_of_changed_paths_and_the_core_team() {
+        let co = codeowners::parse(
+            "CODEOWNERS",
+            b"* @org/core\nconfigs/amd.yaml @amd-dev\nconfigs/nv.yaml @nv-dev @org/nv\n",
+        )
+        .unwrap();
+        let cfg = RepoConfig::default();
+        let team = |t: &str| ("org".to_owned(), t.to_owned());
+        assert_eq!(
+            signer_candidates(&co, &cfg, &["configs/nv.yaml"], "nv-dev"),
+            (true, vec![team("nv"), team("core")])
+        );
+        // Owner of an unchanged path only: not named.
+        assert!(!signer_candidates(&co, &cfg, &["configs/nv.yaml"], "amd-dev").0);
+        // A catch-all path: anyone named in the file covers it.
+        assert!(signer_candidates(&co, &cfg, &["README.md"], "amd-dev").0);
+        assert!(!signer_candidates(&co, &cfg, &["README.md"], "stranger").0);
+    }
     use crate::checks::snapshot::{ChangedFile, Signoff};
 
     const CO: &str = "* @InferenceX/core\nconfigs/amd-master.yaml @amdowner\nconfigs/nvidia-master.yaml @nvowner @InferenceX/core\n";

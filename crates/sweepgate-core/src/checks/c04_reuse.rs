@@ -63,7 +63,7 @@ pub fn newest_authorized(comments: &[Comment], commands: &[String]) -> Option<Re
         }
         command_lines(&c.body)
             .into_iter()
-            .filter_map(|(_, l)| parse_line(l, commands))
+            .filter_map(|(_, l)| parse_line(&l, commands))
             .next_back()
             .map(|(command, run_id)| ReuseCommand {
                 command,

@@ -7,7 +7,7 @@
 //! [`Snapshot`] (built once, at a pinned head SHA) and never does I/O.
 pub mod lint;
 
-pub(crate) mod c00_codeowner;
+pub mod c00_codeowner;
 pub mod c01_sweep;
 pub(crate) mod c02_evals;
 pub mod c03_upstream;
@@ -378,45 +378,17 @@ pub(crate) fn join_list(items: &[String]) -> String {
     }
 }
 
-/// Lines of a comment body that can hold a command: at most 3 columns of
-/// indent, outside fenced code, block quotes and HTML comments (a
-/// conservative reading of `docs/contracts.md` §3; the full grammar lives in
-/// `crate::commands`). Returns `(1-based line, trimmed text)`.
-pub fn command_lines(body: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut fence: Option<&str> = None;
-    let mut in_comment = false;
-    for (i, l) in body.lines().enumerate() {
-        let t = l.trim_start();
-        let indent = l.len() - t.len();
-        if let Some(f) = fence {
-            if t.starts_with(f) {
-                fence = None;
-            }
-            continue;
-        }
-        if in_comment {
-            if t.contains("-->") {
-                in_comment = false;
-            }
-            continue;
-        }
-        if indent <= 3 && (t.starts_with("```") || t.starts_with("~~~")) {
-            fence = Some(&t[..3]);
-            continue;
-        }
-        if t.starts_with("<!--") {
-            in_comment = !t.contains("-->");
-            continue;
-        }
-        if indent > 3 || t.starts_with('>') {
-            continue;
-        }
-        if t.starts_with('/') {
-            out.push((i + 1, t.trim_end()));
-        }
-    }
-    out
+/// Lines of a comment body that hold a command (`docs/contracts.md` §3):
+/// the one reader the commands handler uses too
+/// (`crate::commands::markdown`), so the verifier never counts a line the
+/// handler would refuse (in `<pre>`, code, quotes or HTML comments).
+/// Returns `(1-based line, text from the '/', same-line HTML comments
+/// removed, trimmed)`.
+pub fn command_lines(body: &str) -> Vec<(usize, String)> {
+    crate::commands::markdown::slash_lines(body)
+        .into_iter()
+        .map(|l| (l.line, l.text.trim().to_owned()))
+        .collect()
 }
 
 /// Values assigned to `name` in a script or recipe: `--name value`,
@@ -466,8 +438,38 @@ mod tests {
     #[test]
     fn commands_outside_code_and_quotes() {
         let b = "/use 1\n```\n/use 2\n```\n> /use 3\n<!--\n/use 4\n-->\n    /use 5\n /use 6\n";
-        let got: Vec<&str> = command_lines(b).into_iter().map(|(_, t)| t).collect();
+        let got: Vec<String> = command_lines(b).into_iter().map(|(_, t)| t).collect();
         assert_eq!(got, vec!["/use 1", "/use 6"]);
+    }
+
+    /// The verifier and the commands handler read the same lines (issue 18,
+    /// item 3): `<pre>`, code blocks, quotes and HTML comments hide a
+    /// command from both.
+    #[test]
+    fn one_reader_for_the_verifier_and_the_handler() {
+        let bodies = [
+            "<pre>\n/ack-check 3 ok\n</pre>",
+            "<pre>/ack-check 3 ok\n</pre>",
+            "```\n/ack-check 3 ok\n```",
+            "~~~\n/use 1\n~~~",
+            "> /ack-check 3 ok",
+            "<!-- /ack-check 3 ok -->",
+            "<!--\n/ack-check 3 ok\n-->",
+            "`x\n/ack-check 3 ok`",
+            "<details>\n\n/use 5\n</details>",
+            "/ack-check 3 ok",
+            "ok\n/use 1 <!-- hidden -->\n",
+        ];
+        for b in bodies {
+            let verifier: Vec<String> = command_lines(b).into_iter().map(|(_, t)| t).collect();
+            let handler: Vec<String> = crate::commands::parse_comment(b)
+                .into_iter()
+                .map(|l| l.normalized)
+                .collect();
+            assert_eq!(verifier.len(), handler.len(), "{b:?}: {verifier:?} vs {handler:?}");
+        }
+        assert!(command_lines("<pre>\n/ack-check 3 ok\n</pre>").is_empty());
+        assert_eq!(command_lines("/ack-check 3 ok")[0].1, "/ack-check 3 ok");
     }
 
     #[test]

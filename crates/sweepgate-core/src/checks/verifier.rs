@@ -106,9 +106,7 @@ pub fn parse_acks(
             let Some(n) = n.filter(|_| !reason.is_empty()) else {
                 refused.push((
                     c.url.clone(),
-                    AckRefusal::Syntax {
-                        line: line.to_owned(),
-                    },
+                    AckRefusal::Syntax { line: line.clone() },
                 ));
                 continue;
             };

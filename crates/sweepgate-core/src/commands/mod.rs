@@ -13,7 +13,7 @@
 pub(crate) mod auth;
 pub(crate) mod edit;
 pub(crate) mod help;
-mod markdown;
+pub(crate) mod markdown;
 pub(crate) mod parse;
 
 pub use auth::{

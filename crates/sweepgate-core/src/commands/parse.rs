@@ -256,22 +256,29 @@ pub fn parse_line(text: &str) -> Option<(String, Result<Command, CommandError>)>
         Some(name) => parse_args(name, &args),
         None => Err(match CommandName::from_word(&word.to_ascii_lowercase()) {
             Some(suggestion) => CommandError::WrongCase {
-                word: word.to_string(),
+                word: in_code(word),
                 suggestion,
             },
             None => CommandError::Unknown {
-                word: word.to_string(),
+                word: in_code(word),
             },
         }),
     };
     Some((normalized, result))
 }
 
+/// User text an error quotes inside a code span: a backtick would end the
+/// span and let the rest mention or hide things (`docs/contracts.md` §4),
+/// so it is shown as a quote mark.
+fn in_code(s: &str) -> String {
+    s.replace('`', "'")
+}
+
 fn parse_args(name: CommandName, args: &[&str]) -> Result<Command, CommandError> {
     let unexpected = |expects: &'static str, extra: &[&str]| CommandError::Unexpected {
         command: name,
         expects,
-        extra: extra.join(" "),
+        extra: in_code(&extra.join(" ")),
     };
     match name {
         CommandName::Use => match args {
@@ -317,7 +324,7 @@ fn parse_args(name: CommandName, args: &[&str]) -> Result<Command, CommandError>
                 .ok()
                 .filter(|_| n.bytes().all(|b| b.is_ascii_digit()))
                 .and_then(CheckNumber::new)
-                .ok_or_else(|| CommandError::BadCheck { got: n.to_string() })?;
+                .ok_or_else(|| CommandError::BadCheck { got: in_code(n) })?;
             if reason.is_empty() {
                 return Err(CommandError::MissingReason { check });
             }
@@ -333,7 +340,7 @@ fn parse_args(name: CommandName, args: &[&str]) -> Result<Command, CommandError>
 fn run_id(command: CommandName, s: &str) -> Result<RunId, CommandError> {
     let bad = || CommandError::BadRunId {
         command,
-        got: s.to_string(),
+        got: in_code(s),
     };
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad());

@@ -1,4 +1,4 @@
 //! The per-repository configuration (`.github/sweepgate.toml`).
 pub mod repo;
 
-pub use repo::{ConfigError, RepoConfig, SweepMode};
+pub use repo::{ConfigError, RepoConfig, SignoffSettings, SweepMode};

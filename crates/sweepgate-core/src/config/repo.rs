@@ -19,6 +19,7 @@ pub struct RepoConfig {
     pub sweep: SweepSettings,
     pub upstream: Upstream,
     pub policy: Policy,
+    pub signoff: SignoffSettings,
 }
 
 /// File locations inside the benchmark repository.
@@ -145,6 +146,9 @@ pub struct SweepSettings {
     pub staging_event: String,
     /// Largest chunk of jobs per family served by the matrix endpoint.
     pub chunk_size: usize,
+    /// Logins (the GitHub-set `sender`) allowed to send staging callbacks
+    /// besides sweepgate's own; never a payload field.
+    pub staging_senders: Vec<String>,
 }
 
 impl Default for SweepSettings {
@@ -155,6 +159,7 @@ impl Default for SweepSettings {
             results_repository: "SemiAnalysisAI/InferenceX-app".into(),
             staging_event: "stage-results".into(),
             chunk_size: 256,
+            staging_senders: Vec::new(),
         }
     }
 }
@@ -206,6 +211,34 @@ impl Default for Policy {
             .collect(),
             upstream_image_prefixes: vec!["vllm/".into(), "lmsysorg/".into()],
             core_team: String::new(),
+        }
+    }
+}
+
+/// Who may stand in for sweepgate and how much one actor may ask of it
+/// (`docs/contracts.md` §3–§4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SignoffSettings {
+    /// The commit status context of the verdict (take over the replaced
+    /// verifier's required status by naming its context).
+    pub status_context: String,
+    /// Accounts whose marked comments (the replaced automation's) suppress
+    /// a duplicate but are never edited.
+    pub legacy_logins: Vec<String>,
+    /// Verifier runs one actor may cause per PR and hour.
+    pub runs_per_hour: u32,
+    /// Upstream pull requests one sign-off may make sweepgate read.
+    pub upstream_links: usize,
+}
+
+impl Default for SignoffSettings {
+    fn default() -> Self {
+        Self {
+            status_context: "codeowner-signoff-verify".into(),
+            legacy_logins: vec!["github-actions[bot]".into()],
+            runs_per_hour: 6,
+            upstream_links: 20,
         }
     }
 }
@@ -297,6 +330,18 @@ impl RepoConfig {
                     "sweep.results-repository must be `owner/name`, not `{}`",
                     self.sweep.results_repository
                 ),
+            ));
+        }
+        if self.signoff.status_context.trim().is_empty() {
+            return Err(at(
+                "status-context",
+                "signoff.status-context must not be empty".into(),
+            ));
+        }
+        if self.signoff.runs_per_hour == 0 {
+            return Err(at(
+                "runs-per-hour",
+                "signoff.runs-per-hour must be at least 1".into(),
             ));
         }
         for url in [&self.links.results_site, &self.links.rerun_docs] {

@@ -23,6 +23,46 @@ pub fn is_signoff(body: &str) -> bool {
     body.contains(TRIGGER_PHRASE)
 }
 
+/// How long a head must have stood before a comment for the comment to
+/// cover it: a push this close to a sign-off may not have been seen by
+/// the signer (`docs/contracts.md` §3).
+pub const QUIET_BEFORE_SIGNOFF_MS: i64 = 60_000;
+
+/// A head of the PR and when GitHub recorded it (Unix ms, GitHub's clock).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedHead {
+    pub sha: String,
+    pub at_ms: i64,
+}
+
+/// The commit a comment sign-off covers, or why it covers none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Coverage {
+    Covers(String),
+    /// No head was recorded before the comment.
+    NoRecord,
+    /// The head before the comment was pushed `ms` before it.
+    RecentPush { sha: String, ms: i64 },
+}
+
+/// The last head recorded before `comment_at_ms` (policy-bot's
+/// `invalidate_on_push`, GitHub's "dismiss stale approvals"): a comment
+/// covers what stood when it was written, never a later push.
+pub fn covered_head(heads: &[RecordedHead], comment_at_ms: i64) -> Coverage {
+    let before = heads
+        .iter()
+        .filter(|h| h.at_ms < comment_at_ms)
+        .max_by_key(|h| h.at_ms);
+    match before {
+        None => Coverage::NoRecord,
+        Some(h) if comment_at_ms - h.at_ms < QUIET_BEFORE_SIGNOFF_MS => Coverage::RecentPush {
+            sha: h.sha.clone(),
+            ms: comment_at_ms - h.at_ms,
+        },
+        Some(h) => Coverage::Covers(h.sha.clone()),
+    }
+}
+
 /// One checkbox item.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Item {
@@ -364,6 +404,26 @@ mod tests {
         assert_eq!(signed_name(body).as_deref(), Some("nvpohanh"));
         assert!(is_signoff("As a PR reviewer and CODEOWNER, I"));
         assert!(!is_signoff("as a pr reviewer"));
+    }
+
+    #[test]
+    fn a_comment_covers_the_head_before_it_and_never_a_later_push() {
+        let h = |sha: &str, at_ms| RecordedHead {
+            sha: sha.into(),
+            at_ms,
+        };
+        let heads = [h("a", 0), h("b", 200_000)];
+        assert_eq!(covered_head(&heads, 100_000), Coverage::Covers("a".into()));
+        assert_eq!(covered_head(&heads, 300_000), Coverage::Covers("b".into()));
+        assert_eq!(
+            covered_head(&heads, 230_000),
+            Coverage::RecentPush {
+                sha: "b".into(),
+                ms: 30_000
+            }
+        );
+        assert_eq!(covered_head(&heads, 0), Coverage::NoRecord);
+        assert_eq!(covered_head(&[], 5), Coverage::NoRecord);
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub(crate) fn routes(r: Router<Sh>) -> Router<Sh> {
         .route("/installation/repositories", get(installation_repos))
         .route("/rate_limit", get(rate_limit))
         .route("/users/{username}", get(get_user))
+        .route("/user", get(get_authenticated_user))
         .route(
             "/orgs/{org}/teams/{team_slug}/memberships/{username}",
             get(team_membership),
@@ -244,6 +245,16 @@ async fn get_user(State(s): State<Sh>, r: Req) -> ApiResult {
     let login = r.param("username");
     let account = w.find_account(login).ok_or_else(SandboxError::not_found)?;
     ok(w.user_json(&account.login))
+}
+
+/// `GET /user`: the user a token belongs to (GitHub answers 403 to an
+/// installation token and 401 to an app JWT).
+async fn get_authenticated_user(State(s): State<Sh>, r: Req) -> ApiResult {
+    let w = s.lock_world();
+    match &r.caller {
+        Caller::User(login) => ok(w.user_json(login)),
+        _ => Err(SandboxError::forbidden_integration()),
+    }
 }
 
 async fn team_membership(State(s): State<Sh>, r: Req) -> ApiResult {

@@ -50,6 +50,29 @@ impl Sandbox {
             .add_comment(&key(owner, repo), number, user, association, body, false)
     }
 
+    /// Sends a delivery of `event` with `payload` as GitHub would (with
+    /// `repository`, `sender` and `installation` added): for shapes the
+    /// sandbox's own operations never produce, such as the `null`s real
+    /// GitHub sends for a run's `pull_requests`, a `repository_dispatch`'s
+    /// `client_payload` or a `workflow_job`'s label items.
+    pub fn send_event(
+        &self,
+        owner: &str,
+        repo: &str,
+        event: &str,
+        sender: &str,
+        payload: serde_json::Value,
+    ) -> Result<(), SandboxError> {
+        let serde_json::Value::Object(map) = payload else {
+            return Err(SandboxError::unprocessable("a payload is a JSON object"));
+        };
+        let key = key(owner, repo);
+        let mut w = self.world();
+        w.repo(&key)?;
+        w.emit(event, &key, sender, map);
+        Ok(())
+    }
+
     /// Edits a comment as `sender` (sends `issue_comment` `edited`).
     pub fn edit_comment(
         &self,
