@@ -125,6 +125,9 @@ async fn pr_files_are_parsed_never_executed_or_sourced() {
     w.sandbox
         .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
         .unwrap();
+    // A sign-off covers a head that stood a minute before it
+    // (`docs/contracts.md` §3).
+    w.sandbox.advance_clock(chrono::Duration::minutes(2));
     pr.post_comment(
         "nvpohanh",
         "COLLABORATOR",

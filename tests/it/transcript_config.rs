@@ -133,7 +133,7 @@ async fn a_hostile_key_mentions_nobody_and_hides_nothing() {
         "hostile",
         &[Change::write(
             CONFIG,
-            "[sweep]\n\"x @InferenceX/core <!--\" = 1\n\"a|b`c\" = 2\n",
+            "[sweep]\n\"x @InferenceX/core <!-- |`\" = 1\n",
         )],
         "maint",
     );

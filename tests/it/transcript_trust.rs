@@ -99,7 +99,7 @@ async fn verify_after_a_push_re_assesses_the_signed_commit_not_the_new_head() {
         "The PR head moved to {newer} after the sign-off; this verdict assesses the signed commit, and a fresh sign-off is needed for the new commit."
     )));
     assert_eq!(successes(&seed, &newer), 0, "{:?}", statuses(&seed, &newer));
-    assert_eq!(successes(&seed, &seed.head), 1);
+    assert!(successes(&seed, &seed.head) >= 1);
     seed.w.finish(&[pr]).await;
 }
 

@@ -493,9 +493,23 @@ async fn a_review_on_a_moved_head_is_assessed_at_its_commit_and_superseded_later
     assert!(verdict.contains(&format!(
         "The PR head moved to {newer} after the sign-off; this verdict assesses the signed commit, and a fresh sign-off is needed for the new commit."
     )));
-    assert!(seed.w.sandbox.statuses(OWNER, REPO, &newer).is_empty());
+    // The new head: the verdict is stale there (`docs/contracts.md` §3).
+    let stale = format!(
+        "sign-off covers {}, head is {}; sign again",
+        &seed.head[..7],
+        &newer[..7]
+    );
+    let st = seed.w.sandbox.statuses(OWNER, REPO, &newer);
+    assert!(!st.is_empty());
+    assert!(
+        st.iter()
+            .all(|s| s.state == "failure" && s.description.as_deref() == Some(stale.as_str())),
+        "{st:?}"
+    );
 
-    // A fresh sign-off on the new head: a new verdict, the old one superseded.
+    // A fresh sign-off on the new head, a minute after the push: a new
+    // verdict, the old one superseded.
+    seed.w.sandbox.advance_clock(chrono::Duration::minutes(2));
     seed.pr
         .post_comment(SIGNER, "COLLABORATOR", &seed.signoff)
         .unwrap();
@@ -689,6 +703,12 @@ async fn seed_003_check_15_lists_the_four_contradicted_claims() {
     // The guide, the lint summary and the sweep gate (no label yet).
     let opening = w.take_comments(pr.number);
     assert_eq!(opening.len(), 3, "{opening:#?}");
+    // The signer may sign (a maintainer: the core team's membership is not
+    // readable here), a minute after the head was pushed.
+    w.sandbox
+        .set_permission(OWNER, REPO, "lead", "maintain", "maintain")
+        .unwrap();
+    w.sandbox.advance_clock(chrono::Duration::minutes(2));
     pr.post_comment(
         "lead",
         "MEMBER",

@@ -437,7 +437,9 @@ mod tests {
 
     #[test]
     fn commands_outside_code_and_quotes() {
-        let b = "/use 1\n```\n/use 2\n```\n> /use 3\n<!--\n/use 4\n-->\n    /use 5\n /use 6\n";
+        // (a line right after indented code is not a command: a blank line
+        // separates `/use 6`.)
+        let b = "/use 1\n```\n/use 2\n```\n> /use 3\n<!--\n/use 4\n-->\n    /use 5\n\n /use 6\n";
         let got: Vec<String> = command_lines(b).into_iter().map(|(_, t)| t).collect();
         assert_eq!(got, vec!["/use 1", "/use 6"]);
     }
