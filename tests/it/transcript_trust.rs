@@ -282,6 +282,16 @@ async fn verifier_runs_are_capped_per_actor() {
     .await;
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();
+    // A stranger's checklists run nothing and count against nobody.
+    let theirs = signoff.replace("Signed: nvpohanh", "Signed: drive-by");
+    for i in 0..3 {
+        seed.pr
+            .post_comment("drive-by", "NONE", &format!("{theirs}{}", "\n".repeat(i)))
+            .unwrap();
+    }
+    seed.w.deliver().await;
+    let refused = seed.w.take_comments(pr);
+    assert_eq!(refused.len(), 1, "one reply per user and PR: {refused:#?}");
     let (_, verdict) = seed.sign(&signoff).await;
     assert!(verdict.contains("**Verdict: PASS**"));
     seed.pr
@@ -428,4 +438,40 @@ async fn deliveries_with_githubs_nulls_are_handled() {
         .unwrap();
     assert!(dead.is_empty(), "{dead:?}");
     w.finish(&[]).await;
+}
+
+/// Item 4: one sign-off makes sweepgate read at most `upstream-links`
+/// upstream pull requests; the verdict says the rest were not read.
+#[tokio::test]
+async fn upstream_link_lookups_are_capped_per_sign_off() {
+    let gh = github_json();
+    let mut seed = seed002_config(
+        gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
+        None,
+        "\n[signoff]\nupstream-links = 2\n",
+    )
+    .await;
+    let pr = seed.pr.number;
+    let links: String = (50_000..50_040)
+        .map(|n| format!("- https://github.com/sgl-project/sglang/pull/{n}\n"))
+        .collect();
+    let signoff = seed
+        .signoff
+        .replace("Signed: nvpohanh", &format!("{links}\nSigned: nvpohanh"));
+    let (_, verdict) = seed.sign(&signoff).await;
+    assert!(
+        verdict.contains(
+            "The sign-off links 42 upstream pull requests; sweepgate reads at most 2 per sign-off (`signoff.upstream-links`), so the rest were not read."
+        ),
+        "{verdict}"
+    );
+    let read: Vec<String> = seed
+        .w
+        .sandbox
+        .requests_matching("GET", "/repos/sgl-project/sglang/pulls/5")
+        .into_iter()
+        .map(|r| r.path)
+        .collect();
+    assert!(read.is_empty(), "{read:?}");
+    seed.w.finish(&[pr]).await;
 }
