@@ -371,6 +371,17 @@ impl Api {
         path: &str,
         field: Option<&str>,
     ) -> Result<Vec<T>, GitHubError> {
+        self.get_until(path, field, |_| false).await
+    }
+
+    /// Like [`Api::get_all`], but stops at the first item for which `stop`
+    /// is true (not included), reading no further page.
+    pub(crate) async fn get_until<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        field: Option<&str>,
+        mut stop: impl FnMut(&T) -> bool + Send,
+    ) -> Result<Vec<T>, GitHubError> {
         let sep = if path.contains('?') { '&' } else { '?' };
         let mut next = Some(if path.contains("per_page=") {
             path.to_owned()
@@ -405,7 +416,12 @@ impl Api {
                     })?
                 }
             };
-            out.extend(items);
+            for item in items {
+                if stop(&item) {
+                    return Ok(out);
+                }
+                out.push(item);
+            }
             next = match resp.next_link() {
                 // octocrab authenticates only relative URIs (or
                 // api.github.com), and a link to another host must not get
@@ -442,4 +458,46 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         cur = c.source();
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+
+    fn client(sandbox: &sweepgate_sandbox::Sandbox, credentials: Credentials) -> GitHub {
+        GitHub::new(GitHubConfig {
+            api_url: sandbox.base_url(),
+            credentials,
+            policy: RetryPolicy::default(),
+        })
+        .unwrap()
+    }
+
+    /// `docs/contracts.md` §4: the App's bot account, or the token's user;
+    /// read once and shared by every `Api` of the client.
+    #[tokio::test]
+    async fn own_login_is_the_apps_bot_or_the_tokens_user() {
+        let (sandbox, _) = sweepgate_sandbox::Sandbox::start_with(Default::default())
+            .await
+            .unwrap();
+        sandbox.add_org("o");
+        let inst = sandbox.install_app("o");
+        let app = client(
+            &sandbox,
+            Credentials::App {
+                app_id: sandbox.app_id(),
+                private_key_pem: Secret::new(sweepgate_sandbox::app_key_pem()),
+            },
+        );
+        let api = app.installation(InstallationId(inst)).unwrap();
+        assert_eq!(api.own_login().await.unwrap(), "sweepgate[bot]");
+        assert_eq!(app.app().own_login().await.unwrap(), "sweepgate[bot]");
+        assert_eq!(sandbox.requests_matching("GET", "/app").len(), 1);
+        let token = client(
+            &sandbox,
+            Credentials::Token(Secret::new(sandbox.user_token("ops-bot"))),
+        );
+        assert_eq!(token.app().own_login().await.unwrap(), "ops-bot");
+    }
 }

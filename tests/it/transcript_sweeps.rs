@@ -702,3 +702,62 @@ async fn staging_callbacks_from_strangers_or_for_nothing_pending_change_nothing(
     assert_eq!(body, reply);
     w.finish(&[pr.number]).await;
 }
+
+/// Issue 18, item 14: GitHub lists at most 250 commits of a PR; `/use` of
+/// a run on the head of a longer PR still finds the head among the PR's
+/// commits (the head's history back to the merge base).
+#[tokio::test]
+async fn use_finds_the_head_of_a_pr_of_more_than_250_commits() {
+    let mut w = World::new().await;
+    w.sandbox.add_org(RESULTS_OWNER);
+    w.sandbox
+        .add_repo(RESULTS_OWNER, RESULTS_REPO, "main", [("README.md", "app")])
+        .unwrap();
+    w.sandbox.install_app(RESULTS_OWNER);
+    let s = w.sandbox.clone();
+    let branch = "long-history";
+    s.create_branch(OWNER, REPO, branch, "main").unwrap();
+    for i in 0..260 {
+        s.commit_as(
+            OWNER,
+            REPO,
+            branch,
+            &[Change::write("notes/progress.md", format!("step {i}\n"))],
+            &format!("step {i}"),
+            "vendor-dev",
+        )
+        .unwrap();
+    }
+    s.commit_as(OWNER, REPO, branch, &[changelog_append()], "changelog", "vendor-dev")
+        .unwrap();
+    // The pushes before the PR existed are not news.
+    s.take_deliveries();
+    let pr = s
+        .open_pr(sweepgate_sandbox::PullRequestSpec::new(OWNER, REPO, branch, "vendor-dev"))
+        .unwrap();
+    pr.add_label("full-sweep-fail-fast", "maint").unwrap();
+    w.deliver().await;
+    w.take_comments(pr.number);
+    let head = pr.head_sha().unwrap();
+    let run = s
+        .add_workflow_run(RunSpec::new(OWNER, REPO, "run-sweep.yml", &head).id(RUN).branch(branch))
+        .unwrap();
+    s.add_job(run, "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c8", Some("success"))
+        .unwrap();
+    s.add_artifact(run, "results_bmk", [("agg_bmk.json", "[]")])
+        .unwrap();
+    s.complete_run(run, "success").unwrap();
+    w.deliver().await;
+    w.take_comments(pr.number);
+    s.set_permission(OWNER, REPO, "nvpohanh", "write", "write")
+        .unwrap();
+    let cmd = pr
+        .post_comment("nvpohanh", "COLLABORATOR", &format!("/use {RUN}"))
+        .unwrap();
+    w.deliver().await;
+    assert_eq!(
+        w.next_comment(pr.number),
+        format!("<!-- sweepgate:reply comment={cmd} -->\n@nvpohanh staging run {RUN}…\n")
+    );
+    w.finish(&[pr.number]).await;
+}

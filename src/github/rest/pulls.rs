@@ -77,6 +77,9 @@ struct Sha {
     sha: String,
 }
 
+/// The most commits GitHub lists for a pull request.
+const PR_COMMITS_LISTED: usize = 250;
+
 #[derive(Deserialize)]
 struct PrCommit {
     sha: String,
@@ -135,9 +138,51 @@ impl Api {
         repo: &RepoName,
         pr: PrNumber,
     ) -> Result<Vec<String>, GitHubError> {
+        Ok(self
+            .all_pr_commits(repo, pr)
+            .await?
+            .into_iter()
+            .map(|c| c.sha)
+            .collect())
+    }
+
+    /// The PR's commits, oldest first. GitHub lists at most 250 commits of
+    /// a PR; for a longer one the head's history is read back to the
+    /// merge base with the base branch (issue 18, item 14).
+    async fn all_pr_commits(
+        &self,
+        repo: &RepoName,
+        pr: PrNumber,
+    ) -> Result<Vec<PrCommit>, GitHubError> {
         let path = format!("{}/pulls/{pr}/commits", repo_path(repo)?);
-        let shas: Vec<Sha> = self.get_all(&path, None).await?;
-        Ok(shas.into_iter().map(|s| s.sha).collect())
+        let listed: Vec<PrCommit> = self.get_all(&path, None).await?;
+        if listed.len() < PR_COMMITS_LISTED {
+            return Ok(listed);
+        }
+        #[derive(Deserialize)]
+        struct Compare {
+            merge_base_commit: Sha,
+        }
+        let pull = self.pull(repo, pr).await?;
+        let compare: Compare = self
+            .get(&format!(
+                "{}/compare/{}...{}",
+                repo_path(repo)?,
+                super::enc(&pull.base.sha),
+                super::enc(&pull.head.sha)
+            ))
+            .await?;
+        let base = compare.merge_base_commit.sha;
+        let history = format!(
+            "{}/commits?sha={}",
+            repo_path(repo)?,
+            super::enc(&pull.head.sha)
+        );
+        let mut commits: Vec<PrCommit> = self
+            .get_until(&history, None, |c: &PrCommit| c.sha == base)
+            .await?;
+        commits.reverse();
+        Ok(commits)
     }
 
     /// The PR's commits with their messages, oldest first.
@@ -146,8 +191,7 @@ impl Api {
         repo: &RepoName,
         pr: PrNumber,
     ) -> Result<Vec<Commit>, GitHubError> {
-        let path = format!("{}/pulls/{pr}/commits", repo_path(repo)?);
-        let c: Vec<PrCommit> = self.get_all(&path, None).await?;
+        let c = self.all_pr_commits(repo, pr).await?;
         Ok(c.into_iter()
             .map(|c| Commit {
                 sha: c.sha,
