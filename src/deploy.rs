@@ -4,7 +4,9 @@
 //! GitHub for; `deploy/github-app-manifest.json` is [`app_manifest`] rendered
 //! for `https://sweepgate.example.com` and a test keeps the two equal.
 //! `deploy/README.md` explains each permission, and why `contents` stays
-//! `read` although staging needs `write` on the results repository.
+//! `read` although staging needs `write` on the results repository: the
+//! staging request goes out with a separate token scoped to that
+//! repository (`--staging-token`, `Services::with_staging_token`).
 
 use serde_json::{Map, Value, json};
 use std::fmt;

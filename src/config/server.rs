@@ -71,6 +71,10 @@ pub struct ServerArgs {
     /// A personal access token instead of App credentials (local use only).
     #[arg(long, env = "SWEEPGATE_GITHUB_TOKEN", hide_env_values = true)]
     pub github_token: Option<String>,
+    /// Token that sends staging requests to the results repository (a
+    /// fine-grained token with `contents: write` on that repository only).
+    #[arg(long, env = "SWEEPGATE_STAGING_TOKEN", hide_env_values = true)]
+    pub staging_token: Option<String>,
     /// GitHub REST API base URL.
     #[arg(long, env = "SWEEPGATE_GITHUB_API_URL")]
     pub github_api_url: Option<String>,
@@ -106,6 +110,7 @@ struct FileConfig {
     app_id: Option<u64>,
     private_key_path: Option<PathBuf>,
     github_token: Option<Secret>,
+    staging_token: Option<Secret>,
     github_api_url: Option<String>,
     workers: Option<usize>,
     sqlite_sync: Option<SqliteSync>,
@@ -123,6 +128,7 @@ pub struct ServerConfig {
     pub app_id: Option<u64>,
     pub private_key_path: Option<PathBuf>,
     pub github_token: Option<Secret>,
+    pub staging_token: Option<Secret>,
     pub github_api_url: String,
     pub workers: usize,
     pub sqlite_sync: SqliteSync,
@@ -144,6 +150,7 @@ impl Default for ServerConfig {
             app_id: None,
             private_key_path: None,
             github_token: None,
+            staging_token: None,
             github_api_url: DEFAULT_GITHUB_API_URL.into(),
             workers: 4,
             sqlite_sync: SqliteSync::Normal,
@@ -201,6 +208,12 @@ impl ServerConfig {
                 .clone()
                 .map(Secret::new)
                 .or(file.github_token),
+            staging_token: args
+                .staging_token
+                .clone()
+                .map(Secret::new)
+                .or(file.staging_token)
+                .filter(|s| !s.0.is_empty()),
             github_api_url: args
                 .github_api_url
                 .clone()

@@ -24,6 +24,10 @@ pub struct Services {
     pub clock: Clock,
     /// The dashboard's public base URL, linked from the verdict comment.
     pub public_url: Option<String>,
+    /// The credential that sends staging requests to the results
+    /// repository, when it is not the App's (`docs/operations.md`,
+    /// "Staging"): the App keeps `contents: read` everywhere.
+    pub staging: Option<GitHub>,
 }
 
 /// An injectable clock: the system's, or a fixed date (tests, replays of
@@ -50,7 +54,27 @@ impl Services {
             github,
             clock: Clock::System,
             public_url: None,
+            staging: None,
         }
+    }
+
+    /// Sends staging requests with `token` (a fine-grained token holding
+    /// `contents: write` on the results repository alone) instead of the
+    /// App; `None` keeps the App.
+    pub fn with_staging_token(
+        mut self,
+        api_url: &str,
+        token: Option<crate::config::server::Secret>,
+    ) -> Result<Self, crate::github::GitHubError> {
+        self.staging = match token {
+            None => None,
+            Some(t) => Some(GitHub::new(crate::github::GitHubConfig {
+                api_url: api_url.to_owned(),
+                credentials: crate::github::Credentials::Token(t),
+                policy: crate::github::RetryPolicy::default(),
+            })?),
+        };
+        Ok(self)
     }
 
     pub fn with_clock(mut self, clock: Clock) -> Self {
@@ -95,6 +119,17 @@ impl Services {
             .get(&format!("/repos/{o}/{r}/installation"))
             .await?;
         Ok(self.github.installation(InstallationId(inst.id))?)
+    }
+}
+
+impl Services {
+    /// The API that sends a staging request to `repo` (the results
+    /// repository): the staging credential when one is configured.
+    pub(crate) async fn staging_api(&self, repo: &RepoName) -> Result<Api, HandlerError> {
+        match &self.staging {
+            Some(s) => Ok(s.app()),
+            None => self.api_for_repo(repo).await,
+        }
     }
 }
 

@@ -731,6 +731,28 @@ fn app_manifest_asks_for_exactly_the_declared_permissions_and_events() {
     assert_eq!(m, deploy::app_manifest(deploy::EXAMPLE_PUBLIC_URL));
 }
 
+/// Issue 18, "Manifest": staging gets `contents: write` on the results
+/// repository from a separate credential, so the App (and with it every
+/// installation, the benchmark repository's included) keeps `contents: read`.
+#[test]
+fn staging_gets_contents_write_on_the_results_repository_alone() {
+    let contents: Vec<&str> = deploy::PERMISSIONS
+        .iter()
+        .filter(|(p, _)| *p == "contents")
+        .map(|(_, a)| *a)
+        .collect();
+    assert_eq!(contents, ["read"]);
+    let m: Value = serde_json::from_str(&read("deploy/github-app-manifest.json")).unwrap();
+    assert_eq!(m["default_permissions"]["contents"], "read");
+    // The credential is a server setting, documented where operators look.
+    assert!(known_env_vars().contains("SWEEPGATE_STAGING_TOKEN"));
+    let readme = read("deploy/README.md");
+    assert!(readme.contains("| `SWEEPGATE_STAGING_TOKEN` |"), "{readme}");
+    assert!(readme.contains("`contents: write` on the results\nrepository alone"));
+    let ops = read("docs/operations.md");
+    assert!(ops.contains("| `--staging-token` | `SWEEPGATE_STAGING_TOKEN` | `staging-token` |"));
+}
+
 // -------------------------------------------------------------------- README
 
 #[test]

@@ -24,7 +24,11 @@ fn changelog_append() -> Change {
 /// A PR appending a changelog entry, labelled for a full sweep, with one
 /// completed run of the sweep workflow on its head.
 async fn world_with_run() -> (World, sweepgate_sandbox::Pr) {
-    let mut w = World::new().await;
+    world_with_run_in(World::new().await).await
+}
+
+/// [`world_with_run`] in a given world.
+async fn world_with_run_in(mut w: World) -> (World, sweepgate_sandbox::Pr) {
     w.sandbox.add_org(RESULTS_OWNER);
     w.sandbox
         .add_repo(RESULTS_OWNER, RESULTS_REPO, "main", [("README.md", "app")])
@@ -759,5 +763,41 @@ async fn use_finds_the_head_of_a_pr_of_more_than_250_commits() {
         w.next_comment(pr.number),
         format!("<!-- sweepgate:reply comment={cmd} -->\n@nvpohanh staging run {RUN}…\n")
     );
+    w.finish(&[pr.number]).await;
+}
+
+/// Issue 18, "Manifest": staging requests go out with the staging token
+/// (`contents: write` on the results repository alone), so the App keeps
+/// `contents: read` on the benchmark repository.
+#[tokio::test]
+async fn staging_requests_use_the_staging_credential_not_the_app() {
+    let world = World::with_setup(
+        common::TestDb::sqlite().await,
+        common::transcript::Setup {
+            staging_user: Some("results-stager".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    let (mut w, pr) = world_with_run_in(world).await;
+    w.next_comment(pr.number); // the result links
+    w.sandbox
+        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
+        .unwrap();
+    pr.post_comment("nvpohanh", "COLLABORATOR", "/use 38614048439")
+        .unwrap();
+    w.deliver().await;
+    w.next_comment(pr.number);
+    let sent = w.sandbox.requests_matching(
+        "POST",
+        &format!("/repos/{RESULTS_OWNER}/{RESULTS_REPO}/dispatches"),
+    );
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(
+        (sent[0].auth.as_str(), sent[0].caller.as_deref()),
+        ("token", Some("user:results-stager"))
+    );
+    // The App's manifest still asks for `contents: read` only.
+    assert!(sweepgate::deploy::PERMISSIONS.contains(&("contents", "read")));
     w.finish(&[pr.number]).await;
 }

@@ -147,6 +147,7 @@ pub(crate) async fn seed002_config(cookbook_patch: &str, public_url: Option<&str
             clock_start: Some(Utc.with_ymd_and_hms(2026, 10, 14, 20, 0, 0).unwrap()),
             clock: Clock::Fixed(NaiveDate::from_ymd_opt(2026, 10, 16).unwrap()),
             public_url: public_url.map(str::to_owned),
+            ..Setup::default()
         },
     )
     .await;
@@ -680,6 +681,7 @@ async fn seed_003_check_15_lists_the_four_contradicted_claims() {
             clock_start: None,
             clock: Clock::Fixed(NaiveDate::from_ymd_opt(2026, 4, 20).unwrap()),
             public_url: None,
+            ..Setup::default()
         },
     )
     .await;

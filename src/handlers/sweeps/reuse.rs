@@ -209,7 +209,7 @@ pub(crate) async fn dispatch(
         .await?;
     let results_repo = RepoName(cfg.sweep.results_repository.clone());
     services
-        .api_for_repo(&results_repo)
+        .staging_api(&results_repo)
         .await?
         .repository_dispatch(
             &results_repo,

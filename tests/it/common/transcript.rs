@@ -34,6 +34,8 @@ pub struct Setup {
     pub clock: Clock,
     /// The dashboard's public base URL (verdicts link their plot).
     pub public_url: Option<String>,
+    /// The user whose token sends staging requests (instead of the App).
+    pub staging_user: Option<String>,
 }
 
 /// The admin token of every world's dashboard.
@@ -167,10 +169,16 @@ impl World {
             .unwrap();
         let installation = sandbox.install_app(OWNER);
         let github = github_for(&sandbox);
+        let staging = setup
+            .staging_user
+            .as_deref()
+            .map(|u| Secret::new(sandbox.user_token(u)));
         let events = event_router(
             Services::new(github)
                 .with_clock(setup.clock)
-                .with_public_url(setup.public_url.clone()),
+                .with_public_url(setup.public_url.clone())
+                .with_staging_token(&sandbox.base_url(), staging)
+                .unwrap(),
         );
         let dashboard = sweepgate::dashboard::router(sweepgate::dashboard::DashState::new(
             db.store.clone(),
