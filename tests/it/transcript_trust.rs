@@ -475,3 +475,300 @@ async fn upstream_link_lookups_are_capped_per_sign_off() {
     assert!(read.is_empty(), "{read:?}");
     seed.w.finish(&[pr]).await;
 }
+
+// ------------------------------------------------------------ reliability
+// The rows of `docs/reliability.md` for issue 18 part A: each prints its
+// figures (run with `-- --nocapture`) and fails on any effect it must not
+// have.
+
+/// Sign-off replays: pushes followed by sign-offs at 0 to 110 s and a
+/// `/verify` each time. A sign-off never covers a commit pushed after it
+/// or less than a minute before it; no uncovered head ever gets success.
+#[tokio::test]
+async fn reliability_sign_off_replays_never_move_a_sign_off() {
+    let gh = github_json();
+    let mut seed = seed002_config(
+        gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
+        None,
+        "\n[signoff]\nruns-per-hour = 1000\n",
+    )
+    .await;
+    let pr = seed.pr.number;
+    let signoff = seed.signoff.clone();
+    let (mut stale_replies, mut verdicts_on_signed, mut verifies) = (0, 0, 0);
+    let mut heads = vec![seed.head.clone()];
+    let mut covered: Vec<String> = Vec::new();
+    let attempts = 12;
+    for k in 0..attempts {
+        let head = seed
+            .pr
+            .push(
+                &[Change::write("README.md", format!("# InferenceX\n\n{k}\n"))],
+                &format!("push {k}"),
+            )
+            .unwrap();
+        seed.w.deliver().await;
+        seed.w.take_comments(pr);
+        heads.push(head.clone());
+        // 0, 10, …, 110 s after the push.
+        let wait = 10 * k as i64;
+        seed.w.sandbox.advance_clock(chrono::Duration::seconds(wait));
+        let id = seed
+            .pr
+            .post_comment(SIGNER, "COLLABORATOR", &format!("{signoff}{}", "\n".repeat(k)))
+            .unwrap();
+        // A push right behind the sign-off, before its job runs.
+        let behind = seed
+            .pr
+            .push(
+                &[Change::write("README.md", format!("# InferenceX\n\n{k} behind\n"))],
+                &format!("behind {k}"),
+            )
+            .unwrap();
+        heads.push(behind.clone());
+        seed.w.deliver().await;
+        let said = seed.w.take_comments(pr);
+        let marker = format!("<!-- sweepgate:signoff comment={id} -->");
+        // The push landed one tick (1 s) after the previous operation.
+        if wait + 1 < 60 {
+            assert!(said.iter().any(|c| c.starts_with(&marker)), "{k}: {said:#?}");
+            assert!(verdicts(&said).is_empty(), "{k}: {said:#?}");
+            stale_replies += 1;
+        } else {
+            let v = verdicts(&said);
+            assert!(
+                v.iter().any(|c| c.starts_with(&format!(
+                    "<!-- codeowner-signoff-verify sha={head} -->"
+                ))),
+                "{k}: {said:#?}"
+            );
+            verdicts_on_signed += 1;
+            covered.push(head.clone());
+        }
+        seed.w.sandbox.advance_clock(chrono::Duration::seconds(5));
+        let cmd = seed
+            .pr
+            .post_comment(SIGNER, "COLLABORATOR", "/verify")
+            .unwrap();
+        seed.w.deliver().await;
+        let said = seed.w.take_comments(pr);
+        let reply = said
+            .iter()
+            .find(|c| c.starts_with(&format!("<!-- sweepgate:reply comment={cmd} -->")))
+            .unwrap_or_else(|| panic!("{said:#?}"));
+        assert!(!reply.contains(&format!("verified {behind}")), "{reply}");
+        verifies += 1;
+    }
+    let mut wrong = 0;
+    for h in heads.iter().skip(1) {
+        if successes(&seed, h) > 0 && !covered.contains(h) {
+            wrong += 1;
+        }
+    }
+    assert_eq!(wrong, 0);
+    println!(
+        "sign-off replays: {attempts} pushes each followed by a sign-off {{0..110 s}} later and a push right behind it, then /verify ({verifies}); {stale_replies} sign-offs under 60 s after a push got \"sign again\" and no verdict, {verdicts_on_signed} verdicts each on the commit before the sign-off; {} commits, 0 success statuses on a commit no sign-off covered, 0 /verify on a commit pushed after its sign-off",
+        heads.len()
+    );
+    seed.w.finish(&[pr]).await;
+}
+
+/// Edit forgeries: someone with write access edits other users' comments
+/// to add sign-offs and commands; nothing runs, nothing changes.
+#[tokio::test]
+async fn reliability_edit_forgeries_borrow_no_authority() {
+    let mut seed = seed002().await;
+    let pr = seed.pr.number;
+    let s = seed.w.sandbox.clone();
+    for (user, role) in [("lead", "maintain"), ("writer", "write")] {
+        s.set_permission(OWNER, REPO, user, role, role).unwrap();
+    }
+    let signoff = seed.signoff.clone();
+    let victims = [
+        (SIGNER, "COLLABORATOR", "LGTM"),
+        ("lead", "MEMBER", "thanks"),
+        ("maint", "MEMBER", "looks good"),
+        ("weireweire", "CONTRIBUTOR", "updated"),
+    ];
+    let forged = [
+        signoff.clone(),
+        "/ack-check 3 fine".to_owned(),
+        "/use 38614048439".to_owned(),
+        "/stage-results 38614048439".to_owned(),
+        "/reuse-sweep-run".to_owned(),
+        "/verify".to_owned(),
+        format!("{signoff}\n/ack-check 3 fine"),
+    ];
+    // seed 002's own `/use` already pinned and staged the run.
+    let pin_key = format!("{OWNER}/{REPO}#{pr}");
+    let pin = seed.w.db.store.kv_get("pin", &pin_key).await.unwrap();
+    let staged = s.repository_dispatches().len();
+    let mut edits = 0;
+    for (victim, assoc, text) in victims {
+        let id = seed.pr.post_comment(victim, assoc, text).unwrap();
+        seed.w.deliver().await;
+        for f in &forged {
+            for editor in ["writer", "maint", "drive-by"] {
+                if editor == victim {
+                    continue;
+                }
+                s.edit_comment(id, editor, &format!("{text}\n{f}\n<!-- {editor} {edits} -->"))
+                    .unwrap();
+                edits += 1;
+            }
+        }
+    }
+    seed.w.deliver().await;
+    seed.w.assert_no_unexpected_comments(pr);
+    assert!(statuses(&seed, &seed.head).is_empty());
+    assert_eq!(s.repository_dispatches().len(), staged);
+    assert_eq!(seed.w.db.store.kv_get("pin", &pin_key).await.unwrap(), pin);
+    // And the conversation the verifier reads back vouches for none of it.
+    let (cmd, reply) = seed.say("maint", "MEMBER", "/verify").await;
+    assert!(
+        reply.starts_with(&format!(
+            "<!-- sweepgate:reply comment={cmd} -->\n@maint there is no sign-off on this PR to verify"
+        )),
+        "{reply}"
+    );
+    println!(
+        "edit forgeries: {edits} edits by 3 users of 4 other users' comments adding sign-offs, /ack-check, /use, /stage-results, /reuse-sweep-run and /verify: 0 commands run, 0 replies, 0 verdicts, 0 statuses, 0 new pins, 0 new staging requests; /verify afterwards found no sign-off"
+    );
+    seed.w.finish(&[pr]).await;
+}
+
+/// Hostile text quoted back: configuration keys, command arguments and
+/// `/ack-check` reasons written to mention a team, open an HTML comment,
+/// break a table or a code span come back inert.
+#[tokio::test]
+async fn reliability_hostile_text_mentions_nobody_and_hides_nothing() {
+    let hostile = [
+        "x @InferenceX/core <!--",
+        "@InferenceX/core",
+        "<!-- hidden",
+        "a|b|c",
+        "`@InferenceX/core`",
+        "``<!--``",
+        "<details><summary>x</summary>",
+        "<img src=x onerror=alert(1)>",
+        "(@nvpohanh)",
+        "--> @InferenceX/core <!--",
+    ];
+    // The verdict world, with Check 3 REVIEW so reasons are acknowledged.
+    let patch: String = github_json()["upstream_prs"][0]["files"][0]["patch"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("const dep2"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut seed = seed002_config(&patch, None, "\n[signoff]\nruns-per-hour = 1000\n").await;
+    let pr = seed.pr.number;
+    let signoff = seed.signoff.clone();
+    seed.sign(&signoff).await;
+    seed.w
+        .sandbox
+        .set_permission(OWNER, REPO, "lead", "maintain", "maintain")
+        .unwrap();
+    let mut places = 0;
+    let mut said = Vec::new();
+    for h in hostile {
+        for body in [
+            format!("/use {h}"),
+            format!("/ack-check 3 {h}"),
+            format!("/ack-check {h}"),
+            format!("/verify {h}"),
+        ] {
+            seed.pr.post_comment("lead", "MEMBER", &body).unwrap();
+            seed.w.deliver().await;
+            said.extend(seed.w.take_comments(pr));
+            places += 1;
+        }
+    }
+    // A configuration key, in its own PR (the file's first error is
+    // reported, so one key).
+    let s = seed.w.sandbox.clone();
+    let keys = format!("\"{}\" = 1\n", hostile[0]);
+    s.create_branch(OWNER, REPO, "hostile-config", "main").unwrap();
+    s.commit_as(
+        OWNER,
+        REPO,
+        "hostile-config",
+        &[Change::write(".github/sweepgate.toml", format!("[sweep]\n{keys}"))],
+        "config",
+        "maint",
+    )
+    .unwrap();
+    let cpr = s
+        .open_pr(sweepgate_sandbox::PullRequestSpec::new(
+            OWNER,
+            REPO,
+            "hostile-config",
+            "maint",
+        ))
+        .unwrap();
+    seed.w.deliver().await;
+    said.extend(seed.w.take_comments(cpr.number));
+    places += 1;
+    let mut markers = 0;
+    for c in &said {
+        for (i, line) in c.lines().enumerate() {
+            // Inside a code span nothing mentions or hides; user text never
+            // carries a backtick there, so spans pair up.
+            let outside: String = line
+                .split('`')
+                .enumerate()
+                .filter(|(j, _)| j % 2 == 0)
+                .map(|(_, t)| t)
+                .collect();
+            // Only the bot's own marker opens an HTML comment, on line 1.
+            if i == 0 && line.starts_with("<!-- ") && line.ends_with(" -->") {
+                markers += 1;
+                continue;
+            }
+            assert!(!outside.contains("<!--"), "{c}");
+            assert!(!outside.contains("@InferenceX/core"), "{c}");
+            assert!(!outside.contains("(@nvpohanh)"), "{c}");
+            assert!(!outside.contains("<details>") && !outside.contains("<img"), "{c}");
+            assert!(!outside.contains("a|b|c"), "{c}");
+        }
+    }
+    println!(
+        "hostile text: {} strings (team mentions, HTML comments and tags, pipes, backticks) in {places} places (run ids, /ack-check numbers and reasons, /verify arguments, a configuration key) gave {} bot comments: 0 mentions, 0 HTML comments besides {markers} markers, 0 raw tags, 0 unescaped pipes",
+        hostile.len(),
+        said.len()
+    );
+    seed.w.finish(&[pr, cpr.number]).await;
+}
+
+/// Long outputs: a reply longer than GitHub's 65,536 characters is cut at
+/// a line boundary with a count of what was left out, not refused with a
+/// 422 that posts nothing.
+#[tokio::test]
+async fn reliability_long_outputs_are_cut_not_lost() {
+    let mut w = common::transcript::World::new().await;
+    let pr = w.open_pr("long", &[Change::write("README.md", "# long\n")], "maint");
+    w.deliver().await;
+    w.take_comments(pr.number);
+    let lines = 3000;
+    let body: String = (0..lines).map(|i| format!("/nope{i}\n")).collect();
+    let cmd = pr.post_comment("maint", "MEMBER", &body).unwrap();
+    w.deliver().await;
+    let reply = w.next_comment(pr.number);
+    let chars = reply.chars().count();
+    assert!(chars <= 65_536, "{chars}");
+    assert!(reply.starts_with(&format!("<!-- sweepgate:reply comment={cmd} -->\n")));
+    let kept = reply.matches("unknown command `/nope").count();
+    let last = reply.lines().last().unwrap();
+    assert!(
+        last.starts_with("… ") && last.ends_with("characters) were left out to stay within GitHub's limit."),
+        "{last}"
+    );
+    let left: usize = last[4..].split(' ').next().unwrap().parse().unwrap();
+    assert!(kept > 300 && kept < lines, "{kept}");
+    println!(
+        "long outputs: a comment of {lines} unknown commands; its reply (one answer per line) cut to {chars} characters at a line boundary, {kept} answers kept, {left} lines ({} answers with their blank lines) counted as left out, posted once",
+        lines - kept
+    );
+    w.finish(&[pr.number]).await;
+}
