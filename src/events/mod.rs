@@ -314,15 +314,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(env.pr_number, None);
-        assert!(matches!(ev, Some(Event::WorkflowRun(e)) if e.workflow_run.pull_requests.is_empty()));
+        assert!(
+            matches!(ev, Some(Event::WorkflowRun(e)) if e.workflow_run.pull_requests.is_empty())
+        );
         let (_, ev) = parse(
             "repository_dispatch",
             br#"{"action":"stage-results-completed","client_payload":null}"#,
         )
         .unwrap();
-        assert!(
-            matches!(ev, Some(Event::RepositoryDispatch(e)) if e.client_payload.is_empty())
-        );
+        assert!(matches!(ev, Some(Event::RepositoryDispatch(e)) if e.client_payload.is_empty()));
         let (_, ev) = parse(
             "workflow_job",
             br#"{"action":"queued","workflow_job":{"id":1,"run_id":7,"labels":[null,"gpu",null]}}"#,

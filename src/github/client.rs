@@ -464,7 +464,6 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 mod tests {
     use super::*;
 
-
     fn client(sandbox: &sweepgate_sandbox::Sandbox, credentials: Credentials) -> GitHub {
         GitHub::new(GitHubConfig {
             api_url: sandbox.base_url(),

@@ -53,7 +53,9 @@ impl Authored {
 
     async fn save(&self, store: &Store, repo: &RepoName, pr: PrNumber) -> Result<(), HandlerError> {
         let v = serde_json::to_string(self).unwrap_or_default();
-        store.kv_put(NS_AUTHORED, &key(repo, pr), &v, now_ms()).await?;
+        store
+            .kv_put(NS_AUTHORED, &key(repo, pr), &v, now_ms())
+            .await?;
         Ok(())
     }
 

@@ -1,13 +1,12 @@
 //! Commands in PR comments: parse (only new lines of an edited comment),
 //! authorize through the API, and answer in one reply per comment.
-use super::publish::Published;
 use super::authored::Authored;
+use super::publish::Published;
 use super::{Services, publish, repo_of, sweeps, verify};
 use crate::comments::{
     AckReply, AckState, CommandProblem, Help, HelpRow, Reply, VerifyReply, VerifyState, render,
     reply_marker,
 };
-use sweepgate_core::signoff::Coverage;
 use crate::events::{Event, Handler, HandlerError, IssueCommentEvent, JobContext};
 use crate::github::{Api, GitHubError};
 use crate::verdict::remote;
@@ -17,6 +16,7 @@ use sweepgate_core::commands::{
     self, Actor, AuthorAssociation, Command, ParsedLine, PermissionSource, RepoRole, RoleFuture,
 };
 use sweepgate_core::ids::{PrNumber, RepoName};
+use sweepgate_core::signoff::Coverage;
 use sweepgate_core::sweep::runs::Purpose;
 
 pub(crate) struct Commands {

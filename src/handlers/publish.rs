@@ -92,9 +92,13 @@ pub(crate) async fn find_live_verdict(
 ) -> Result<Option<(String, IssueComment)>, HandlerError> {
     let me = api.own_login().await?;
     let comments = api.issue_comments(repo, pr).await?;
-    Ok(comments.into_iter().rev().filter(|c| by(c, &me)).find_map(|c| {
-        crate::verdict::marker_sha(c.body())
-            .map(str::to_owned)
-            .map(|sha| (sha, c))
-    }))
+    Ok(comments
+        .into_iter()
+        .rev()
+        .filter(|c| by(c, &me))
+        .find_map(|c| {
+            crate::verdict::marker_sha(c.body())
+                .map(str::to_owned)
+                .map(|sha| (sha, c))
+        }))
 }

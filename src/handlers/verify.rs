@@ -12,10 +12,10 @@ use crate::comments::{Refusal, SignoffRefused, render};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::CheckRunReport;
 use crate::store::{HeadRecord, Store, now_ms};
-use sweepgate_core::signoff::{Coverage, RecordedHead};
 use crate::verdict::{self, Verdict, remote};
 use sweepgate_core::checks::snapshot::{Signoff, SignoffKind};
 use sweepgate_core::ids::{PrNumber, RepoName, RunId};
+use sweepgate_core::signoff::{Coverage, RecordedHead};
 
 /// The store's namespace of the pinned run (written by `/use`).
 const NS_PIN: &str = "pin";
@@ -226,25 +226,24 @@ impl Handler for SignoffVerifier {
                 limit,
             })
         };
-        let covers = match covered(&ctx.store, &scope.repo, t.pr, &t.signoff, t.commit, &pull)
-            .await?
-        {
-            Coverage::Covers(sha) => sha,
-            Coverage::NoRecord => {
-                crate::telemetry::refused_signoff("stale");
-                let body = reply(Refusal::NoRecord, "", 0, 0);
-                publish::upsert(&scope.api, &scope.repo, t.pr, &signoff_marker(t.id), &body)
-                    .await?;
-                return Ok(());
-            }
-            Coverage::RecentPush { sha, ms } => {
-                crate::telemetry::refused_signoff("stale");
-                let body = reply(Refusal::RecentPush, &sha, ms / 1000, 0);
-                publish::upsert(&scope.api, &scope.repo, t.pr, &signoff_marker(t.id), &body)
-                    .await?;
-                return Ok(());
-            }
-        };
+        let covers =
+            match covered(&ctx.store, &scope.repo, t.pr, &t.signoff, t.commit, &pull).await? {
+                Coverage::Covers(sha) => sha,
+                Coverage::NoRecord => {
+                    crate::telemetry::refused_signoff("stale");
+                    let body = reply(Refusal::NoRecord, "", 0, 0);
+                    publish::upsert(&scope.api, &scope.repo, t.pr, &signoff_marker(t.id), &body)
+                        .await?;
+                    return Ok(());
+                }
+                Coverage::RecentPush { sha, ms } => {
+                    crate::telemetry::refused_signoff("stale");
+                    let body = reply(Refusal::RecentPush, &sha, ms / 1000, 0);
+                    publish::upsert(&scope.api, &scope.repo, t.pr, &signoff_marker(t.id), &body)
+                        .await?;
+                    return Ok(());
+                }
+            };
         if let Err(limit) = take_run(&ctx.store, &scope, t.pr, &user).await? {
             crate::telemetry::refused_signoff("capped");
             let body = reply(Refusal::Capped, &covers, 0, limit);
@@ -350,7 +349,11 @@ pub(crate) async fn covered(
                 repository: repo.0.clone(),
                 pr_number: pr.0 as i64,
                 head_sha: pull.head.sha.clone(),
-                pushed_at: pull.updated_at.as_deref().and_then(github_ms).unwrap_or(now),
+                pushed_at: pull
+                    .updated_at
+                    .as_deref()
+                    .and_then(github_ms)
+                    .unwrap_or(now),
                 received_at: now,
                 source: format!("observed:{}", pull.head.sha),
             })
@@ -380,10 +383,7 @@ async fn may_sign(scope: &Scope, pr: PrNumber, user: &str) -> Result<bool, Handl
             changed.extend(f.previous_filename.as_deref());
         }
         let (named, teams) = sweepgate_core::checks::c00_codeowner::signer_candidates(
-            &co,
-            &scope.cfg,
-            &changed,
-            user,
+            &co, &scope.cfg, &changed, user,
         );
         if named {
             return Ok(true);
@@ -538,10 +538,8 @@ pub(crate) async fn assess(
     let mut v = verdict::verify(&snapshot, &scope.cfg);
     let cap = scope.cfg.signoff.upstream_links;
     if links > cap {
-        v.limits.push(render(&crate::comments::LinksCapped {
-            links,
-            read: cap,
-        }));
+        v.limits
+            .push(render(&crate::comments::LinksCapped { links, read: cap }));
     }
     if let Some(base) = &services.public_url
         && !v.pareto.is_empty()

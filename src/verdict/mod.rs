@@ -211,7 +211,11 @@ pub(crate) fn stale_description(covered: &str, head: &str) -> String {
 
 /// `success` only on PASS, under the default context.
 pub fn status(v: &Verdict, comment_url: Option<&str>) -> StatusUpdate {
-    status_in(v, comment_url, &sweepgate_core::config::SignoffSettings::default().status_context)
+    status_in(
+        v,
+        comment_url,
+        &sweepgate_core::config::SignoffSettings::default().status_context,
+    )
 }
 
 /// `success` only on PASS, under the configured `context`.

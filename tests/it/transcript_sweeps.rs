@@ -661,9 +661,9 @@ async fn staging_callbacks_from_strangers_or_for_nothing_pending_change_nothing(
         .unwrap();
     let mallory = sweepgate::github::GitHub::new(sweepgate::github::GitHubConfig {
         api_url: w.sandbox.base_url(),
-        credentials: sweepgate::github::Credentials::Token(
-            sweepgate::config::server::Secret::new(w.sandbox.user_token("mallory")),
-        ),
+        credentials: sweepgate::github::Credentials::Token(sweepgate::config::server::Secret::new(
+            w.sandbox.user_token("mallory"),
+        )),
         policy: sweepgate::github::RetryPolicy::default(),
     })
     .unwrap();
@@ -700,7 +700,10 @@ async fn staging_callbacks_from_strangers_or_for_nothing_pending_change_nothing(
         .sandbox
         .bot_comments(OWNER, REPO, pr.number)
         .into_iter()
-        .find(|c| c.body.starts_with(&format!("<!-- sweepgate:reply comment={cmd} -->")))
+        .find(|c| {
+            c.body
+                .starts_with(&format!("<!-- sweepgate:reply comment={cmd} -->"))
+        })
         .map(|c| c.body)
         .unwrap();
     assert_eq!(body, reply);
@@ -732,22 +735,42 @@ async fn use_finds_the_head_of_a_pr_of_more_than_250_commits() {
         )
         .unwrap();
     }
-    s.commit_as(OWNER, REPO, branch, &[changelog_append()], "changelog", "vendor-dev")
-        .unwrap();
+    s.commit_as(
+        OWNER,
+        REPO,
+        branch,
+        &[changelog_append()],
+        "changelog",
+        "vendor-dev",
+    )
+    .unwrap();
     // The pushes before the PR existed are not news.
     s.take_deliveries();
     let pr = s
-        .open_pr(sweepgate_sandbox::PullRequestSpec::new(OWNER, REPO, branch, "vendor-dev"))
+        .open_pr(sweepgate_sandbox::PullRequestSpec::new(
+            OWNER,
+            REPO,
+            branch,
+            "vendor-dev",
+        ))
         .unwrap();
     pr.add_label("full-sweep-fail-fast", "maint").unwrap();
     w.deliver().await;
     w.take_comments(pr.number);
     let head = pr.head_sha().unwrap();
     let run = s
-        .add_workflow_run(RunSpec::new(OWNER, REPO, "run-sweep.yml", &head).id(RUN).branch(branch))
+        .add_workflow_run(
+            RunSpec::new(OWNER, REPO, "run-sweep.yml", &head)
+                .id(RUN)
+                .branch(branch),
+        )
         .unwrap();
-    s.add_job(run, "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c8", Some("success"))
-        .unwrap();
+    s.add_job(
+        run,
+        "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c8",
+        Some("success"),
+    )
+    .unwrap();
     s.add_artifact(run, "results_bmk", [("agg_bmk.json", "[]")])
         .unwrap();
     s.complete_run(run, "success").unwrap();

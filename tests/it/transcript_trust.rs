@@ -160,7 +160,9 @@ async fn a_sign_off_right_after_a_push_is_stale_and_asks_to_sign_again() {
         )),
         "{reply}"
     );
-    assert!(reply.ends_with(" s before it, too soon to be sure you reviewed it. Please sign again."));
+    assert!(
+        reply.ends_with(" s before it, too soon to be sure you reviewed it. Please sign again.")
+    );
     assert!(statuses(&seed, &newer).is_empty());
     seed.w.sandbox.advance_clock(chrono::Duration::minutes(2));
     let (_, verdict) = seed.sign(&signoff).await;
@@ -223,7 +225,10 @@ async fn an_ack_added_to_a_maintainers_comment_by_someone_else_counts_for_nothin
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();
     let (_, verdict) = seed.sign(&signoff).await;
-    assert!(verdict.contains("Check 3 (Upstream recipe) REVIEW."), "{verdict}");
+    assert!(
+        verdict.contains("Check 3 (Upstream recipe) REVIEW."),
+        "{verdict}"
+    );
     let s = seed.w.sandbox.clone();
     s.set_permission(OWNER, REPO, "lead", "maintain", "maintain")
         .unwrap();
@@ -334,10 +339,7 @@ async fn sweepgate_edits_only_its_own_comments() {
             "<!-- codeowner-signoff-verify sha=0123456789abcdef -->\nnot ours",
         )
         .unwrap();
-    let planted = seed
-        .pr
-        .post_comment("mallory", "NONE", "hello")
-        .unwrap();
+    let planted = seed.pr.post_comment("mallory", "NONE", "hello").unwrap();
     s.edit_comment(
         planted,
         "mallory",
@@ -347,7 +349,9 @@ async fn sweepgate_edits_only_its_own_comments() {
     seed.w.deliver().await;
     let (cmd, reply) = seed.say(SIGNER, "COLLABORATOR", "/help").await;
     assert_eq!(cmd, planted + 1, "the planted marker names this comment");
-    assert!(reply.starts_with(&format!("<!-- sweepgate:reply comment={cmd} -->\n@{SIGNER}")));
+    assert!(reply.starts_with(&format!(
+        "<!-- sweepgate:reply comment={cmd} -->\n@{SIGNER}"
+    )));
     let signoff = seed.signoff.clone();
     let (_, verdict) = seed.sign(&signoff).await;
     assert!(verdict.contains("**Verdict: PASS**"));
@@ -386,7 +390,10 @@ async fn the_status_context_is_configurable() {
     assert!(verdict.contains("**Verdict: PASS**"));
     let st = statuses(&seed, &seed.head);
     assert_eq!(st.len(), 1, "{st:?}");
-    assert_eq!((st[0].0.as_str(), st[0].1.as_str()), ("ci/old-verifier", "success"));
+    assert_eq!(
+        (st[0].0.as_str(), st[0].1.as_str()),
+        ("ci/old-verifier", "success")
+    );
     seed.w.finish(&[pr]).await;
 }
 
@@ -430,12 +437,11 @@ async fn deliveries_with_githubs_nulls_are_handled() {
     let rows = w.db.store.recent_deliveries(10).await.unwrap();
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|d| d.outcome == "queued"), "{rows:?}");
-    let dead = w
-        .db
-        .store
-        .jobs(Some(sweepgate::store::JobState::Dead), 10)
-        .await
-        .unwrap();
+    let dead =
+        w.db.store
+            .jobs(Some(sweepgate::store::JobState::Dead), 10)
+            .await
+            .unwrap();
     assert!(dead.is_empty(), "{dead:?}");
     w.finish(&[]).await;
 }
@@ -512,16 +518,25 @@ async fn reliability_sign_off_replays_never_move_a_sign_off() {
         heads.push(head.clone());
         // 0, 10, …, 110 s after the push.
         let wait = 10 * k as i64;
-        seed.w.sandbox.advance_clock(chrono::Duration::seconds(wait));
+        seed.w
+            .sandbox
+            .advance_clock(chrono::Duration::seconds(wait));
         let id = seed
             .pr
-            .post_comment(SIGNER, "COLLABORATOR", &format!("{signoff}{}", "\n".repeat(k)))
+            .post_comment(
+                SIGNER,
+                "COLLABORATOR",
+                &format!("{signoff}{}", "\n".repeat(k)),
+            )
             .unwrap();
         // A push right behind the sign-off, before its job runs.
         let behind = seed
             .pr
             .push(
-                &[Change::write("README.md", format!("# InferenceX\n\n{k} behind\n"))],
+                &[Change::write(
+                    "README.md",
+                    format!("# InferenceX\n\n{k} behind\n"),
+                )],
                 &format!("behind {k}"),
             )
             .unwrap();
@@ -531,15 +546,18 @@ async fn reliability_sign_off_replays_never_move_a_sign_off() {
         let marker = format!("<!-- sweepgate:signoff comment={id} -->");
         // The push landed one tick (1 s) after the previous operation.
         if wait + 1 < 60 {
-            assert!(said.iter().any(|c| c.starts_with(&marker)), "{k}: {said:#?}");
+            assert!(
+                said.iter().any(|c| c.starts_with(&marker)),
+                "{k}: {said:#?}"
+            );
             assert!(verdicts(&said).is_empty(), "{k}: {said:#?}");
             stale_replies += 1;
         } else {
             let v = verdicts(&said);
             assert!(
-                v.iter().any(|c| c.starts_with(&format!(
-                    "<!-- codeowner-signoff-verify sha={head} -->"
-                ))),
+                v.iter().any(
+                    |c| c.starts_with(&format!("<!-- codeowner-signoff-verify sha={head} -->"))
+                ),
                 "{k}: {said:#?}"
             );
             verdicts_on_signed += 1;
@@ -612,8 +630,12 @@ async fn reliability_edit_forgeries_borrow_no_authority() {
                 if editor == victim {
                     continue;
                 }
-                s.edit_comment(id, editor, &format!("{text}\n{f}\n<!-- {editor} {edits} -->"))
-                    .unwrap();
+                s.edit_comment(
+                    id,
+                    editor,
+                    &format!("{text}\n{f}\n<!-- {editor} {edits} -->"),
+                )
+                .unwrap();
                 edits += 1;
             }
         }
@@ -689,12 +711,16 @@ async fn reliability_hostile_text_mentions_nobody_and_hides_nothing() {
     // reported, so one key).
     let s = seed.w.sandbox.clone();
     let keys = format!("\"{}\" = 1\n", hostile[0]);
-    s.create_branch(OWNER, REPO, "hostile-config", "main").unwrap();
+    s.create_branch(OWNER, REPO, "hostile-config", "main")
+        .unwrap();
     s.commit_as(
         OWNER,
         REPO,
         "hostile-config",
-        &[Change::write(".github/sweepgate.toml", format!("[sweep]\n{keys}"))],
+        &[Change::write(
+            ".github/sweepgate.toml",
+            format!("[sweep]\n{keys}"),
+        )],
         "config",
         "maint",
     )
@@ -729,7 +755,10 @@ async fn reliability_hostile_text_mentions_nobody_and_hides_nothing() {
             assert!(!outside.contains("<!--"), "{c}");
             assert!(!outside.contains("@InferenceX/core"), "{c}");
             assert!(!outside.contains("(@nvpohanh)"), "{c}");
-            assert!(!outside.contains("<details>") && !outside.contains("<img"), "{c}");
+            assert!(
+                !outside.contains("<details>") && !outside.contains("<img"),
+                "{c}"
+            );
             assert!(!outside.contains("a|b|c"), "{c}");
         }
     }
@@ -761,7 +790,8 @@ async fn reliability_long_outputs_are_cut_not_lost() {
     let kept = reply.matches("unknown command `/nope").count();
     let last = reply.lines().last().unwrap();
     assert!(
-        last.starts_with("… ") && last.ends_with("characters) were left out to stay within GitHub's limit."),
+        last.starts_with("… ")
+            && last.ends_with("characters) were left out to stay within GitHub's limit."),
         "{last}"
     );
     let left: usize = last[4..].split(' ').next().unwrap().parse().unwrap();

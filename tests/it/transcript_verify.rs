@@ -126,7 +126,11 @@ pub(crate) async fn seed002_with(cookbook_patch: &str, public_url: Option<&str>)
 }
 
 /// Seed 002 with `extra` appended to the repository's configuration.
-pub(crate) async fn seed002_config(cookbook_patch: &str, public_url: Option<&str>, extra: &str) -> Seed {
+pub(crate) async fn seed002_config(
+    cookbook_patch: &str,
+    public_url: Option<&str>,
+    extra: &str,
+) -> Seed {
     let dir = seed();
     let gh = github_json();
     let mut files = tree(&dir.join("policy"));

@@ -81,7 +81,9 @@ impl Handler for StagingCallback {
             return Err(HandlerError::Permanent(format!(
                 "staging callback refused: no staging of run {} is pending for reply {}",
                 callback.run,
-                callback.reply.map_or_else(|| "(none)".to_owned(), |r| r.0.to_string())
+                callback
+                    .reply
+                    .map_or_else(|| "(none)".to_owned(), |r| r.0.to_string())
             )));
         }
         let (state, curves) = match callback.progress {

@@ -468,7 +468,11 @@ mod tests {
                 .into_iter()
                 .map(|l| l.normalized)
                 .collect();
-            assert_eq!(verifier.len(), handler.len(), "{b:?}: {verifier:?} vs {handler:?}");
+            assert_eq!(
+                verifier.len(),
+                handler.len(),
+                "{b:?}: {verifier:?} vs {handler:?}"
+            );
         }
         assert!(command_lines("<pre>\n/ack-check 3 ok\n</pre>").is_empty());
         assert_eq!(command_lines("/ack-check 3 ok")[0].1, "/ack-check 3 ok");

@@ -104,10 +104,7 @@ pub fn parse_acks(
                 .filter(|n| *n <= 17);
             let reason = parts.next().map(str::trim).unwrap_or("");
             let Some(n) = n.filter(|_| !reason.is_empty()) else {
-                refused.push((
-                    c.url.clone(),
-                    AckRefusal::Syntax { line: line.clone() },
-                ));
+                refused.push((c.url.clone(), AckRefusal::Syntax { line: line.clone() }));
                 continue;
             };
             let role = c.permission.clone().unwrap_or_else(|| "unknown".into());

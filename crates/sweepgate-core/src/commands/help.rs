@@ -22,7 +22,9 @@ fn description(name: CommandName) -> &'static str {
         CommandName::StageResults => {
             "Stage a run's results to the results site again (default: the pinned run). Staging the same run again updates its staged data."
         }
-        CommandName::Verify => "Re-run the sign-off verifier on the current head commit.",
+        CommandName::Verify => {
+            "Re-run the sign-off verifier on the commit the latest sign-off covers."
+        }
         CommandName::AckCheck => {
             "Accept the REVIEW row of check N (0 to 17) in the verdict; the reason is shown in the row."
         }

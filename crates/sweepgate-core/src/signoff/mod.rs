@@ -42,7 +42,10 @@ pub enum Coverage {
     /// No head was recorded before the comment.
     NoRecord,
     /// The head before the comment was pushed `ms` before it.
-    RecentPush { sha: String, ms: i64 },
+    RecentPush {
+        sha: String,
+        ms: i64,
+    },
 }
 
 /// The last head recorded before `comment_at_ms` (policy-bot's
