@@ -1,6 +1,7 @@
 //! Delivery to verdict: the sandbox GitHub pushing signed deliveries to a
 //! running sweepgate (router, queue, workers, handlers), a seed-002-like PR
-//! on the real master configs and changelog, and a CODEOWNER's sign-off.
+//! on the real master configs and changelog, and a CODEOWNER's sign-off
+//! (a review).
 //! The time runs from the sign-off comment until the verdict comment is
 //! written.
 use std::time::{Duration, Instant};
@@ -39,6 +40,11 @@ pub(crate) async fn bench(fx: &Fixtures, reps: usize) -> anyhow::Result<Vec<Dura
         .add_repo(OWNER, REPO, "main", files)
         .map_err(|e| anyhow::anyhow!("seeding the repository: {e}"))?;
     sandbox.install_app(OWNER);
+    // The signer may sign (`docs/contracts.md` §3): the core team's
+    // membership is not readable here, and the role write stands in.
+    sandbox
+        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     sandbox.take_deliveries();
 
     let cfg = ServerConfig {
@@ -103,7 +109,10 @@ pub(crate) async fn bench(fx: &Fixtures, reps: usize) -> anyhow::Result<Vec<Dura
             let path = format!("/repos/{OWNER}/{REPO}/issues/{}/comments", pr.number);
             let before = verdict_writes(&sandbox, &path);
             let t = Instant::now();
-            pr.post_comment("nvpohanh", "COLLABORATOR", &signoff)
+            // A review: it names the commit it covers. A comment this soon
+            // after the PR's push would be a stale sign-off (a push less
+            // than 60 s before it, `docs/contracts.md` §3) and get no verdict.
+            pr.submit_review("nvpohanh", "COLLABORATOR", "COMMENT", &signoff)
                 .map_err(err)?;
             loop {
                 if verdict_writes(&sandbox, &path) > before {
