@@ -98,15 +98,7 @@ async fn a_completed_run_gets_its_result_links_once() {
 #[tokio::test]
 async fn use_pins_stages_and_the_callbacks_edit_the_reply() {
     let (mut w, pr) = world_with_run().await;
-    w.next_comment(pr.number); // the result links
-    w.sandbox
-        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
-        .unwrap();
-    let cmd = pr
-        .post_comment("nvpohanh", "COLLABORATOR", "/use 38614048439")
-        .unwrap();
-    w.deliver().await;
-    let reply = w.next_comment(pr.number);
+    let (cmd, reply) = use_run(&mut w, &pr).await;
     assert_eq!(
         reply,
         format!("<!-- sweepgate:reply comment={cmd} -->\n@nvpohanh staging run {RUN}…\n")
@@ -173,34 +165,13 @@ async fn use_pins_stages_and_the_callbacks_edit_the_reply() {
         .repository_dispatch(&main_repo, &forged)
         .await
         .unwrap();
-    w.post_pending().await;
-    let store = w.db.store.clone();
-    while let Some(c) = store
-        .claim(
-            "t",
-            sweepgate::store::now_ms(),
-            std::time::Duration::from_secs(60),
-        )
-        .await
-        .unwrap()
-    {
-        let r = sweepgate::queue::JobRunner::run(&w.events, &store, &c.job).await;
-        let f = r.expect_err("a forged callback is refused");
-        assert!(
-            f.permanent && f.message.contains("source-repository"),
-            "{}",
-            f.message
-        );
-        store
-            .fail(
-                &c,
-                sweepgate::store::now_ms(),
-                &f.message,
-                sweepgate::store::AfterFailure::Dead,
-            )
-            .await
-            .unwrap();
-    }
+    let refused = run_refusing(&mut w).await;
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].contains("source-repository"),
+        "a forged callback is refused: {}",
+        refused[0]
+    );
     w.finish(&[pr.number]).await;
 }
 
@@ -586,6 +557,20 @@ async fn stage_results_stages_without_pinning_and_refusals_change_nothing() {
     w.finish(&[pr.number]).await;
 }
 
+/// The result links consumed, a writer's `/use` of the run: the command's
+/// id and the reply.
+async fn use_run(w: &mut World, pr: &sweepgate_sandbox::Pr) -> (u64, String) {
+    w.next_comment(pr.number); // the result links
+    w.sandbox
+        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
+        .unwrap();
+    let cmd = pr
+        .post_comment("nvpohanh", "COLLABORATOR", "/use 38614048439")
+        .unwrap();
+    w.deliver().await;
+    (cmd, w.next_comment(pr.number))
+}
+
 /// Runs every queued job; the permanent failures' messages (a refused
 /// callback dead-letters its job and changes nothing).
 async fn run_refusing(w: &mut World) -> Vec<String> {
@@ -632,15 +617,7 @@ async fn run_refusing(w: &mut World) -> Vec<String> {
 #[tokio::test]
 async fn staging_callbacks_from_strangers_or_for_nothing_pending_change_nothing() {
     let (mut w, pr) = world_with_run().await;
-    w.next_comment(pr.number); // the result links
-    w.sandbox
-        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
-        .unwrap();
-    let cmd = pr
-        .post_comment("nvpohanh", "COLLABORATOR", "/use 38614048439")
-        .unwrap();
-    w.deliver().await;
-    let reply = w.next_comment(pr.number);
+    let (cmd, reply) = use_run(&mut w, &pr).await;
     let reply_id = w.sandbox.repository_dispatches()[0].client_payload["comment-id"]
         .as_str()
         .unwrap()
@@ -803,14 +780,7 @@ async fn staging_requests_use_the_staging_credential_not_the_app() {
     )
     .await;
     let (mut w, pr) = world_with_run_in(world).await;
-    w.next_comment(pr.number); // the result links
-    w.sandbox
-        .set_permission(OWNER, REPO, "nvpohanh", "write", "write")
-        .unwrap();
-    pr.post_comment("nvpohanh", "COLLABORATOR", "/use 38614048439")
-        .unwrap();
-    w.deliver().await;
-    w.next_comment(pr.number);
+    use_run(&mut w, &pr).await;
     let sent = w.sandbox.requests_matching(
         "POST",
         &format!("/repos/{RESULTS_OWNER}/{RESULTS_REPO}/dispatches"),

@@ -4,7 +4,9 @@
 //! an eligible signer gets a verdict, within an hourly allowance of their
 //! own; sweepgate edits only its own comments, under a configurable status
 //! context.
-use crate::transcript_verify::{SIGNER, Seed, clock_to, github_json, seed002, seed002_config};
+use crate::transcript_verify::{
+    SIGNER, Seed, clock_to, cookbook_without_dep2, github_json, seed002, seed002_config,
+};
 
 use common::transcript::{OWNER, REPO};
 use sweepgate_sandbox::Change;
@@ -37,6 +39,24 @@ fn stale(covered: &str, head: &str) -> String {
     )
 }
 
+/// Seed 002 with `extra` appended to the repository's configuration.
+async fn seed_with(extra: &str) -> Seed {
+    let gh = github_json();
+    seed002_config(
+        gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
+        None,
+        extra,
+    )
+    .await
+}
+
+/// The PR author pushes a commit B; its SHA.
+fn push_b(seed: &Seed) -> String {
+    seed.pr
+        .push(&[Change::write("README.md", "# InferenceX\n\nB\n")], "B")
+        .unwrap()
+}
+
 fn verdicts(comments: &[String]) -> Vec<&String> {
     comments
         .iter()
@@ -54,10 +74,7 @@ async fn verify_after_a_push_re_assesses_the_signed_commit_not_the_new_head() {
     let (_, verdict) = seed.sign(&signoff).await;
     assert!(verdict.contains("**Verdict: PASS**"), "{verdict}");
     clock_to(&seed.w, "2026-10-16T13:05:00Z");
-    let newer = seed
-        .pr
-        .push(&[Change::write("README.md", "# InferenceX\n\nB\n")], "B")
-        .unwrap();
+    let newer = push_b(&seed);
     seed.w.deliver().await;
     seed.w.take_comments(pr);
     // The push makes the verdict stale on the new head.
@@ -112,10 +129,7 @@ async fn a_comment_covers_the_head_before_it_not_a_push_that_lands_before_its_jo
     seed.pr
         .post_comment(SIGNER, "COLLABORATOR", &seed.signoff)
         .unwrap();
-    let newer = seed
-        .pr
-        .push(&[Change::write("README.md", "# InferenceX\n\nB\n")], "B")
-        .unwrap();
+    let newer = push_b(&seed);
     seed.w.deliver().await;
     let said = seed.w.take_comments(pr);
     let v = verdicts(&said);
@@ -145,10 +159,7 @@ async fn a_comment_covers_the_head_before_it_not_a_push_that_lands_before_its_jo
 async fn a_sign_off_right_after_a_push_is_stale_and_asks_to_sign_again() {
     let mut seed = seed002().await;
     let pr = seed.pr.number;
-    let newer = seed
-        .pr
-        .push(&[Change::write("README.md", "# InferenceX\n\nB\n")], "B")
-        .unwrap();
+    let newer = push_b(&seed);
     seed.w.deliver().await;
     seed.w.take_comments(pr);
     let signoff = seed.signoff.clone();
@@ -213,14 +224,7 @@ async fn an_edit_by_someone_else_is_no_sign_off() {
 /// runs nothing and acknowledges nothing.
 #[tokio::test]
 async fn an_ack_added_to_a_maintainers_comment_by_someone_else_counts_for_nothing() {
-    // The cookbook without its DEP2 line: Check 3 is REVIEW.
-    let patch: String = github_json()["upstream_prs"][0]["files"][0]["patch"]
-        .as_str()
-        .unwrap()
-        .lines()
-        .filter(|l| !l.contains("const dep2"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let patch = cookbook_without_dep2();
     let mut seed = seed002_config(&patch, None, "").await;
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();
@@ -278,13 +282,7 @@ async fn a_checklist_from_someone_who_may_not_sign_gets_one_short_reply() {
 /// runs out for the signer, not for a maintainer's `/verify`.
 #[tokio::test]
 async fn verifier_runs_are_capped_per_actor() {
-    let gh = github_json();
-    let mut seed = seed002_config(
-        gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
-        None,
-        "\n[signoff]\nruns-per-hour = 2\n",
-    )
-    .await;
+    let mut seed = seed_with("\n[signoff]\nruns-per-hour = 2\n").await;
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();
     // A stranger's checklists run nothing and count against nobody.
@@ -377,13 +375,7 @@ async fn sweepgate_edits_only_its_own_comments() {
 /// the replaced verifier's required status.
 #[tokio::test]
 async fn the_status_context_is_configurable() {
-    let gh = github_json();
-    let mut seed = seed002_config(
-        gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
-        None,
-        "\n[signoff]\nstatus-context = \"ci/old-verifier\"\n",
-    )
-    .await;
+    let mut seed = seed_with("\n[signoff]\nstatus-context = \"ci/old-verifier\"\n").await;
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();
     let (_, verdict) = seed.sign(&signoff).await;
@@ -450,13 +442,7 @@ async fn deliveries_with_githubs_nulls_are_handled() {
 /// upstream pull requests; the verdict says the rest were not read.
 #[tokio::test]
 async fn upstream_link_lookups_are_capped_per_sign_off() {
-    let gh = github_json();
-    let mut seed = seed002_config(
-        gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
-        None,
-        "\n[signoff]\nupstream-links = 2\n",
-    )
-    .await;
+    let mut seed = seed_with("\n[signoff]\nupstream-links = 2\n").await;
     let pr = seed.pr.number;
     let links: String = (50_000..50_040)
         .map(|n| format!("- https://github.com/sgl-project/sglang/pull/{n}\n"))
@@ -492,13 +478,7 @@ async fn upstream_link_lookups_are_capped_per_sign_off() {
 /// or less than a minute before it; no uncovered head ever gets success.
 #[tokio::test]
 async fn reliability_sign_off_replays_never_move_a_sign_off() {
-    let gh = github_json();
-    let mut seed = seed002_config(
-        gh["upstream_prs"][0]["files"][0]["patch"].as_str().unwrap(),
-        None,
-        "\n[signoff]\nruns-per-hour = 1000\n",
-    )
-    .await;
+    let mut seed = seed_with("\n[signoff]\nruns-per-hour = 1000\n").await;
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();
     let (mut stale_replies, mut verdicts_on_signed, mut verifies) = (0, 0, 0);
@@ -677,13 +657,7 @@ async fn reliability_hostile_text_mentions_nobody_and_hides_nothing() {
         "--> @InferenceX/core <!--",
     ];
     // The verdict world, with Check 3 REVIEW so reasons are acknowledged.
-    let patch: String = github_json()["upstream_prs"][0]["files"][0]["patch"]
-        .as_str()
-        .unwrap()
-        .lines()
-        .filter(|l| !l.contains("const dep2"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let patch = cookbook_without_dep2();
     let mut seed = seed002_config(&patch, None, "\n[signoff]\nruns-per-hour = 1000\n").await;
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();

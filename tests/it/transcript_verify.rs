@@ -101,6 +101,18 @@ fn upstream(w: &World, cookbook_patch: &str) {
     }
 }
 
+/// The upstream cookbook without its DEP2 line: data parallelism and DP
+/// attention are absent upstream, so Check 3 is REVIEW.
+pub(crate) fn cookbook_without_dep2() -> String {
+    github_json()["upstream_prs"][0]["files"][0]["patch"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("const dep2"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 pub(crate) struct Seed {
     pub w: World,
     pub pr: Pr,
@@ -540,15 +552,7 @@ async fn a_review_on_a_moved_head_is_assessed_at_its_commit_and_superseded_later
 
 #[tokio::test]
 async fn ack_check_turns_a_review_row_into_an_acknowledged_pass() {
-    // The upstream cookbook without its DEP2 line: data parallelism and DP
-    // attention are absent upstream, so Check 3 is REVIEW.
-    let patch: String = github_json()["upstream_prs"][0]["files"][0]["patch"]
-        .as_str()
-        .unwrap()
-        .lines()
-        .filter(|l| !l.contains("const dep2"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let patch = cookbook_without_dep2();
     let mut seed = seed002_with(&patch, None).await;
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();
