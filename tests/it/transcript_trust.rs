@@ -776,3 +776,29 @@ async fn reliability_long_outputs_are_cut_not_lost() {
     );
     w.finish(&[pr.number]).await;
 }
+
+/// The heads a sign-off binds to (migration 0005) on both back ends: one
+/// row per delivery, oldest push first.
+#[tokio::test]
+async fn pr_heads_are_recorded_once_per_delivery_on_both_back_ends() {
+    common::on_both(|db| async move {
+        let head = |sha: &str, pushed_at: i64, source: &str| sweepgate::store::HeadRecord {
+            repository: "o/r".into(),
+            pr_number: 7,
+            head_sha: sha.into(),
+            pushed_at,
+            received_at: pushed_at + 500,
+            source: source.into(),
+        };
+        let s = &db.store;
+        assert!(s.record_head(&head("b", 2_000, "d2")).await.unwrap());
+        assert!(s.record_head(&head("a", 1_000, "d1")).await.unwrap());
+        // A redelivery writes nothing.
+        assert!(!s.record_head(&head("a", 1_000, "d1")).await.unwrap());
+        let got = s.pr_heads("o/r", 7).await.unwrap();
+        assert_eq!(got, vec![head("a", 1_000, "d1"), head("b", 2_000, "d2")]);
+        assert!(s.pr_heads("o/r", 8).await.unwrap().is_empty());
+        db
+    })
+    .await;
+}
