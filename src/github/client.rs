@@ -2,7 +2,7 @@
 //! `retry.rs` around every call.
 use super::GitHubError;
 use super::retry::{RetryPolicy, Sleeper, TokioSleeper, Verdict, requested_wait};
-use crate::config::server::Secret;
+use crate::config::server::{InputLimits, Secret};
 use bytes::Bytes;
 use http::{HeaderMap, Method};
 use http_body_util::BodyExt;
@@ -45,6 +45,7 @@ pub struct GitHub {
     installs: Arc<Mutex<HashMap<u64, Arc<Octocrab>>>>,
     policy: RetryPolicy,
     sleeper: Arc<dyn Sleeper>,
+    limits: InputLimits,
 }
 
 impl GitHub {
@@ -87,7 +88,15 @@ impl GitHub {
             installs: Arc::default(),
             policy: cfg.policy,
             sleeper,
+            limits: InputLimits::default(),
         })
+    }
+
+    /// With these size caps on file reads and artifacts (the server's
+    /// configuration) instead of the defaults.
+    pub fn with_limits(mut self, limits: InputLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Whether this client is a GitHub App (not a personal token).
@@ -128,6 +137,7 @@ impl GitHub {
             origin: self.origin.clone(),
             policy: self.policy.clone(),
             sleeper: self.sleeper.clone(),
+            limits: self.limits,
         }
     }
 }
@@ -179,9 +189,15 @@ pub struct Api {
     origin: String,
     policy: RetryPolicy,
     sleeper: Arc<dyn Sleeper>,
+    limits: InputLimits,
 }
 
 impl Api {
+    /// The size caps reads through this client honour.
+    pub(crate) fn limits(&self) -> InputLimits {
+        self.limits
+    }
+
     /// Sends with the retry policy; a non-success answer is an error.
     pub(crate) async fn send(
         &self,

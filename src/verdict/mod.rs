@@ -3,6 +3,7 @@
 //! head's comment, the `codeowner-signoff-verify` commit status, and the
 //! data of the `sweepgate / verdict` check run.
 pub mod local;
+pub(crate) mod artifacts;
 pub(crate) mod remote;
 
 use askama::Template;

@@ -22,6 +22,7 @@ mod matrix_examples;
 mod matrix_jobs;
 mod matrix_parse;
 mod queue;
+mod recovery;
 mod recipe_changelog;
 mod recipe_codeowners;
 mod recipe_golden;

@@ -26,6 +26,7 @@ mod scenario;
 mod state;
 
 pub(crate) use deliveries::{Delivery, DeliveryMode};
+pub use deliveries::HookAttempt;
 pub use faults::{Fault, FaultKind};
 pub use git::{hash_object, sha1_hex, unified_diff};
 pub use ops::{Change, PullRequestSpec, RunSpec};
@@ -313,6 +314,21 @@ impl Sandbox {
         let mut w = self.world();
         w.outbox.mode = DeliveryMode::Push(url.to_string());
         w.outbox.next_attempt_at = None;
+    }
+
+    /// Pushes deliveries to `url` as GitHub does: one attempt each; a
+    /// delivery the receiver did not take (an error status, no answer)
+    /// stays failed until it is redelivered through the API.
+    pub fn deliver_like_github(&self, url: &str) {
+        let mut w = self.world();
+        w.outbox.mode = DeliveryMode::Push(url.to_string());
+        w.outbox.retry_failed = false;
+        w.outbox.next_attempt_at = None;
+    }
+
+    /// The App's delivery log: every attempt, oldest first.
+    pub fn delivery_attempts(&self) -> Vec<HookAttempt> {
+        self.world().outbox.attempts.clone()
     }
 
     /// Switches to keeping deliveries for `take_deliveries`.

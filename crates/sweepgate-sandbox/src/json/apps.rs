@@ -136,3 +136,35 @@ fn app_permissions() -> Value {
         "members": "read", "metadata": "read", "pull_requests": "write", "statuses": "write",
     })
 }
+
+impl World {
+    /// One attempt of the App's delivery log (`hook-delivery-item`).
+    pub(crate) fn hook_delivery_json(&self, a: &crate::deliveries::HookAttempt) -> Value {
+        let d = self.outbox.all.get(a.delivery);
+        let field = |k: &str| {
+            d.and_then(|d| d.payload.get(k))
+                .and_then(|v| v.get("id"))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        let status = match a.status_code {
+            0 => "timed out".to_string(),
+            200..=299 => "OK".to_string(),
+            code => format!("Invalid HTTP Response: {code}"),
+        };
+        json!({
+            "id": a.id,
+            "guid": d.map(|d| d.id.clone()).unwrap_or_default(),
+            "delivered_at": ts(a.delivered_at),
+            "redelivery": a.redelivery,
+            "duration": a.duration,
+            "status": status,
+            "status_code": a.status_code,
+            "event": d.map(|d| d.event.clone()).unwrap_or_default(),
+            "action": d.and_then(|d| d.action.clone()),
+            "installation_id": field("installation"),
+            "repository_id": field("repository"),
+            "throttled_at": null,
+        })
+    }
+}
