@@ -141,8 +141,12 @@ async fn read_body(
             format!("the body is over GitHub's {BODY_LIMIT}-byte cap"),
         )
     };
-    let declared = header_str(headers, header::CONTENT_LENGTH.as_str())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    // hyper knows the length from `Content-Length`; a body built in
+    // process knows its own.
+    let declared = axum::body::HttpBody::size_hint(&body).exact().or_else(|| {
+        header_str(headers, header::CONTENT_LENGTH.as_str())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    });
     if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
         return Err(too_large());
     }

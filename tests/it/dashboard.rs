@@ -1,6 +1,6 @@
-//! The dashboard's queue page and its one action: retrying a dead-lettered
-//! job needs the admin token; without a configured token the dashboard is
-//! read-only. On both back ends.
+//! The dashboard's login, its queue page and its one action: pages need a
+//! login with the admin token (or `--dashboard-public`); retrying a
+//! dead-lettered job needs the token itself. On both back ends.
 use crate::common;
 
 use axum::body::Body;
@@ -72,8 +72,26 @@ async fn a_dead_job_is_retried_only_with_the_admin_token() {
             Some("https://ops.example.com/sweepgate/"),
             Arc::new(Notify::new()),
         ));
-        let (status, html, _) =
+        // Without a login, the page sends the browser to the login form.
+        let (status, _, location) =
             call(&app, Request::get("/queue").body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::SEE_OTHER);
+        assert_eq!(
+            location.as_deref(),
+            Some("/sweepgate/login?next=%2Fsweepgate%2Fqueue")
+        );
+        let (status, _) = login(&app, "guess").await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        let (status, cookie) = login(&app, "s3cret").await;
+        assert_eq!(status, StatusCode::SEE_OTHER);
+        let (status, html, _) = call(
+            &app,
+            Request::get("/queue")
+                .header("cookie", &cookie)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, StatusCode::OK);
         assert!(
             html.contains("dead-lettered <b class=\"dead\">1</b>"),
@@ -131,6 +149,7 @@ async fn a_dead_job_is_retried_only_with_the_admin_token() {
         let (_, html, _) = call(
             &app,
             Request::get(format!("/queue?retried={id}"))
+                .header("cookie", &cookie)
                 .body(Body::empty())
                 .unwrap(),
         )
@@ -142,16 +161,46 @@ async fn a_dead_job_is_retried_only_with_the_admin_token() {
     .await;
 }
 
+/// Logs in with `token`; the status and the session cookie.
+async fn login(app: &axum::Router, token: &str) -> (StatusCode, String) {
+    let resp = app
+        .clone()
+        .oneshot(
+            Request::post("/login")
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(Body::from(format!("token={token}&next=%2Fsweepgate%2Fqueue")))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let cookie = resp
+        .headers()
+        .get("set-cookie")
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
+        .unwrap_or_default();
+    (resp.status(), cookie)
+}
+
 #[tokio::test]
-async fn without_an_admin_token_the_dashboard_is_read_only() {
+async fn without_an_admin_token_the_pages_are_refused_unless_public() {
     on_both(|db| async move {
         let id = dead_job(&db).await;
-        let app = router(DashState::new(
+        let closed = router(DashState::new(
             db.store.clone(),
             None,
             None,
             Arc::new(Notify::new()),
         ));
+        for path in ["/", "/queue", "/repos/InferenceX/InferenceX/pulls/99"] {
+            let (status, body, _) =
+                call(&closed, Request::get(path).body(Body::empty()).unwrap()).await;
+            assert_eq!(status, StatusCode::FORBIDDEN, "{path}");
+            assert!(body.contains("--dashboard-public"), "{body}");
+        }
+        // `--dashboard-public`: readable by anyone, and still read-only.
+        let app = router(
+            DashState::new(db.store.clone(), None, None, Arc::new(Notify::new())).public(true),
+        );
         let (_, html, _) = call(&app, Request::get("/queue").body(Body::empty()).unwrap()).await;
         assert!(html.contains("read-only"));
         assert!(!html.contains("<form"));
