@@ -35,6 +35,7 @@ mod sandbox_deliveries;
 mod sandbox_faults;
 mod sandbox_http;
 mod sandbox_octocrab;
+mod sandbox_openapi;
 mod script_props;
 mod script_seeds;
 mod security;

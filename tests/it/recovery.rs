@@ -209,6 +209,9 @@ async fn deliveries_failed_during_a_database_outage_are_redelivered_and_processe
         "recovery: {} deliveries, {DURING} failed with 503 during the outage, {redelivered} redelivered, all processed once",
         all.len()
     );
+    // The delivery log and the redelivery requests are GitHub's shapes.
+    let drift = common::openapi::mismatches(&sandbox.requests());
+    assert!(drift.is_empty(), "{}", drift.join("\n"));
     running.stop().await.unwrap();
     drop(store);
     db.cleanup().await;

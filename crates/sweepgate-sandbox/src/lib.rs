@@ -113,6 +113,8 @@ pub struct RecordedRequest {
     pub caller: Option<String>,
     /// The injected fault, when one answered.
     pub fault: Option<String>,
+    /// The JSON answer (`None` for an empty or non-JSON one).
+    pub response: Option<Value>,
 }
 
 pub(crate) struct Shared {

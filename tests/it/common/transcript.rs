@@ -334,6 +334,14 @@ impl World {
         for pr in prs {
             self.assert_no_unexpected_comments(*pr);
         }
+        // Every request sweepgate sent and every answer of the sandbox is
+        // what GitHub's description allows.
+        let drift = super::openapi::mismatches(&self.sandbox.requests());
+        assert!(
+            drift.is_empty(),
+            "the sandbox or sweepgate differs from GitHub's OpenAPI description:\n{}",
+            drift.join("\n")
+        );
         self.db.cleanup().await;
     }
 }

@@ -20,15 +20,21 @@ impl World {
         let a = self.account_or_stub(login);
         let api = self.api();
         let html = self.html();
-        let l = &a.login;
+        // In URLs a bot's login is percent-encoded, and its page is the
+        // App's, as on GitHub (`…/users/x%5Bbot%5D`, `…/apps/x`).
+        let l = &a.login.replace('[', "%5B").replace(']', "%5D");
+        let html_url = match a.login.strip_suffix("[bot]") {
+            Some(slug) => format!("{html}/apps/{slug}"),
+            None => format!("{html}/{l}"),
+        };
         json!({
-            "login": l,
+            "login": a.login,
             "id": a.id,
             "node_id": node_id(if a.kind == AccountKind::Organization { "Organization" } else { "User" }, a.id),
             "avatar_url": format!("https://avatars.githubusercontent.com/u/{}?v=4", a.id),
             "gravatar_id": "",
             "url": format!("{api}/users/{l}"),
-            "html_url": format!("{html}/{l}"),
+            "html_url": html_url,
             "followers_url": format!("{api}/users/{l}/followers"),
             "following_url": format!("{api}/users/{l}/following{{/other_user}}"),
             "gists_url": format!("{api}/users/{l}/gists{{/gist_id}}"),
