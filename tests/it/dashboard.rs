@@ -9,6 +9,7 @@ use common::{TestDb, on_both};
 use std::sync::Arc;
 use sweepgate::config::server::Secret;
 use sweepgate::dashboard::{DashState, router};
+use serde_json::json;
 use sweepgate::store::{AfterFailure, JobState, NewJob, now_ms};
 use tokio::sync::Notify;
 use tower::ServiceExt;
@@ -224,4 +225,59 @@ async fn without_an_admin_token_the_pages_are_refused_unless_public() {
         db
     })
     .await;
+}
+
+/// A run's artifacts are written by whoever runs the workflow: a value
+/// near `f64::MAX` once made the plot's tick loop spin forever and one GET
+/// of the PR page exhaust the server. Now the page answers at once and
+/// says what it left out.
+#[tokio::test]
+async fn an_absurd_artifact_value_does_not_hang_the_pr_page_or_its_plot() {
+    let db = TestDb::sqlite().await;
+    let point = |x: f64, y: f64| json!({ "x": x, "y": y, "label": "tp8 conc4" });
+    let detail = json!({
+        "verdict": {
+            "head_sha": "a".repeat(40),
+            "signer": "lead",
+            "rows": [],
+            "run": 7,
+            "pareto": [{
+                "label": "dsv4/1k1k/h200_vllm/fp8/run7",
+                "percentile": "P90 E2EL",
+                "points": [point(1.5e308, 100.0), point(2.0, 1.7e308), point(1.0, 50.0)],
+                "frontier": [2, 0],
+            }],
+        },
+        "comment_url": "",
+    });
+    db.store
+        .record_activity(&sweepgate::store::NewActivity {
+            repository: "o/r".into(),
+            pr_number: 3,
+            head_sha: Some("a".repeat(40)),
+            kind: "verdict".into(),
+            summary: "REJECTED".into(),
+            detail: detail.to_string(),
+            at: now_ms(),
+        })
+        .await
+        .unwrap();
+    let app = router(
+        DashState::new(db.store.clone(), None, None, Arc::new(Notify::new())).public(true),
+    );
+    for path in ["/repos/o/r/pulls/3", "/repos/o/r/pulls/3/pareto.svg"] {
+        let (status, body, _) = tokio::time::timeout(
+            std::time::Duration::from_secs(20),
+            call(&app, Request::get(path).body(Body::empty()).unwrap()),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("{path} hung"));
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert!(
+            body.contains("2 points not plotted: not a number from 0 to 1e9"),
+            "{path}: {body}"
+        );
+        assert!(body.len() < 100_000, "{path}: {} bytes", body.len());
+    }
+    db.cleanup().await;
 }
