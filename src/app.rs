@@ -87,8 +87,7 @@ pub async fn start(
         wake.clone(),
     )
     .public(cfg.dashboard_public);
-    let state =
-        AppState::new(store, cfg.webhook_secrets.clone(), wake).with_intake(cfg.intake);
+    let state = AppState::new(store, cfg.webhook_secrets.clone(), wake).with_intake(cfg.intake);
     let app = crate::server::with_timeouts(
         router(state).merge(crate::dashboard::router(dash)),
         &cfg.intake,

@@ -115,7 +115,11 @@ pub(crate) fn pareto_svg(data: &[u8]) {
         .map(|s| {
             s.points
                 .iter()
-                .filter(|p| [p.x, p.y].iter().all(|v| v.is_finite() && (0.0..=svg::MAX_VALUE).contains(v)))
+                .filter(|p| {
+                    [p.x, p.y]
+                        .iter()
+                        .all(|v| v.is_finite() && (0.0..=svg::MAX_VALUE).contains(v))
+                })
                 .count()
                 .min(svg::MAX_POINTS)
         })

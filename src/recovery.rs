@@ -97,8 +97,7 @@ pub async fn pass(
             continue;
         }
         out.missing += 1;
-        if attempts >= MAX_ATTEMPTS || !worth_again(status) || out.requested >= cfg.max_per_pass
-        {
+        if attempts >= MAX_ATTEMPTS || !worth_again(status) || out.requested >= cfg.max_per_pass {
             continue;
         }
         api.redeliver(id).await?;
@@ -129,7 +128,12 @@ pub fn spawn(
             tick.tick().await;
             match pass(&github, &store, &cfg).await {
                 Ok(p) if p.requested > 0 || p.missing > 0 => {
-                    tracing::info!(seen = p.seen, missing = p.missing, requested = p.requested, "redelivery pass")
+                    tracing::info!(
+                        seen = p.seen,
+                        missing = p.missing,
+                        requested = p.requested,
+                        "redelivery pass"
+                    )
                 }
                 Ok(_) => {}
                 Err(e) => {

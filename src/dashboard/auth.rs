@@ -98,7 +98,11 @@ pub(crate) fn refuse(st: &DashState, path_and_query: &str) -> Response {
 }
 
 /// Middleware of the pages that need a login.
-pub(crate) async fn require_login(State(st): State<DashState>, req: Request, next: Next) -> Response {
+pub(crate) async fn require_login(
+    State(st): State<DashState>,
+    req: Request,
+    next: Next,
+) -> Response {
     if may_read(&st, req.headers()) {
         return next.run(req).await;
     }

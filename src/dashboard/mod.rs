@@ -13,9 +13,9 @@ pub mod links;
 pub(crate) mod svg;
 
 use crate::config::server::Secret;
-use auth::token_matches;
 use crate::store::{ActivityRow, JobState, QueueCounts, Store, StoreError, now_ms};
 use askama::Template;
+use auth::token_matches;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};

@@ -137,7 +137,10 @@ pub(crate) fn panels(series: &[Series]) -> (Vec<Panel<'_>>, String) {
         })
         .collect();
     let note = if series.len() > MAX_SERIES {
-        format!("only the first {MAX_SERIES} of {} curves are plotted", series.len())
+        format!(
+            "only the first {MAX_SERIES} of {} curves are plotted",
+            series.len()
+        )
     } else {
         String::new()
     };

@@ -160,10 +160,15 @@ impl Worker {
                 match self.store.bury_crashed(now_ms()).await {
                     Ok(0) => {}
                     Ok(n) => {
-                        tracing::error!(jobs = n, "dead-lettered jobs whose worker crashed on every attempt");
+                        tracing::error!(
+                            jobs = n,
+                            "dead-lettered jobs whose worker crashed on every attempt"
+                        );
                         crate::telemetry::jobs_crashed(n);
                     }
-                    Err(e) => tracing::warn!(worker = %self.id, error = %e, "burying crashed jobs failed"),
+                    Err(e) => {
+                        tracing::warn!(worker = %self.id, error = %e, "burying crashed jobs failed")
+                    }
                 }
             }
             match self.store.claim(&self.id, now_ms(), self.cfg.lease).await {

@@ -31,13 +31,14 @@ pub(crate) async fn read_run_artifacts(
 ) -> Result<RunArtifacts, GitHubError> {
     let limits = api.limits();
     let mut wanted = Vec::new();
-    for a in list.iter().filter(|a| !a.expired && wanted_artifact(&a.name)) {
+    for a in list
+        .iter()
+        .filter(|a| !a.expired && wanted_artifact(&a.name))
+    {
         match a.size_in_bytes {
-            Some(size) if size > limits.max_artifact_bytes => notes.push(over_archive_cap(
-                &a.name,
-                size,
-                limits.max_artifact_bytes,
-            )),
+            Some(size) if size > limits.max_artifact_bytes => {
+                notes.push(over_archive_cap(&a.name, size, limits.max_artifact_bytes))
+            }
             _ => wanted.push((a.id, a.name.clone())),
         }
     }
@@ -167,7 +168,9 @@ mod tests {
         read_archive(&mut out, "results_bmk", bomb, &limits, &mut notes);
         assert_eq!(
             notes,
-            ["artifact results_bmk unpacks to more than 1048576 bytes (max-artifact-unpacked-bytes); results/agg_bmk.json and the files after it were not read"]
+            [
+                "artifact results_bmk unpacks to more than 1048576 bytes (max-artifact-unpacked-bytes); results/agg_bmk.json and the files after it were not read"
+            ]
         );
         assert_eq!(out, RunArtifacts::default());
     }
@@ -176,7 +179,8 @@ mod tests {
     fn too_many_entries_are_refused_and_small_archives_read() {
         let many: Vec<(String, Vec<u8>)> =
             (0..20).map(|i| (format!("f{i}.txt"), Vec::new())).collect();
-        let many: Vec<(&str, Vec<u8>)> = many.iter().map(|(n, c)| (n.as_str(), c.clone())).collect();
+        let many: Vec<(&str, Vec<u8>)> =
+            many.iter().map(|(n, c)| (n.as_str(), c.clone())).collect();
         let limits = InputLimits {
             max_artifact_entries: 10,
             ..InputLimits::default()
@@ -185,7 +189,9 @@ mod tests {
         read_archive(&mut out, "results_bmk", zip_of(&many), &limits, &mut notes);
         assert_eq!(
             notes,
-            ["artifact results_bmk holds 20 entries, over the cap of 10 (max-artifact-entries); it was not read"]
+            [
+                "artifact results_bmk holds 20 entries, over the cap of 10 (max-artifact-entries); it was not read"
+            ]
         );
         let (mut out, mut notes) = (RunArtifacts::default(), Vec::new());
         read_archive(

@@ -2,8 +2,8 @@
 //! `templates/verdict.md`), its marker, the superseded form of an old
 //! head's comment, the `codeowner-signoff-verify` commit status, and the
 //! data of the `sweepgate / verdict` check run.
-pub mod local;
 pub(crate) mod artifacts;
+pub mod local;
 pub(crate) mod remote;
 
 use askama::Template;

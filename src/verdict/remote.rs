@@ -18,8 +18,8 @@ use crate::store::SweepRow;
 use sweepgate_core::checks::c03_upstream;
 use sweepgate_core::checks::c04_reuse::newest_authorized;
 use sweepgate_core::checks::snapshot::{
-    ArtifactInfo, CheckRun, Comment, PinnedRun, PullRequest, Signoff, SignoffKind,
-    Snapshot, UpstreamPr,
+    ArtifactInfo, CheckRun, Comment, PinnedRun, PullRequest, Signoff, SignoffKind, Snapshot,
+    UpstreamPr,
 };
 use sweepgate_core::checks::{command_lines, verifier};
 use sweepgate_core::config::RepoConfig;

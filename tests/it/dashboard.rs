@@ -6,10 +6,10 @@ use crate::common;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use common::{TestDb, on_both};
+use serde_json::json;
 use std::sync::Arc;
 use sweepgate::config::server::Secret;
 use sweepgate::dashboard::{DashState, router};
-use serde_json::json;
 use sweepgate::store::{AfterFailure, JobState, NewJob, now_ms};
 use tokio::sync::Notify;
 use tower::ServiceExt;
@@ -169,7 +169,9 @@ async fn login(app: &axum::Router, token: &str) -> (StatusCode, String) {
         .oneshot(
             Request::post("/login")
                 .header("content-type", "application/x-www-form-urlencoded")
-                .body(Body::from(format!("token={token}&next=%2Fsweepgate%2Fqueue")))
+                .body(Body::from(format!(
+                    "token={token}&next=%2Fsweepgate%2Fqueue"
+                )))
                 .unwrap(),
         )
         .await
@@ -262,9 +264,8 @@ async fn an_absurd_artifact_value_does_not_hang_the_pr_page_or_its_plot() {
         })
         .await
         .unwrap();
-    let app = router(
-        DashState::new(db.store.clone(), None, None, Arc::new(Notify::new())).public(true),
-    );
+    let app =
+        router(DashState::new(db.store.clone(), None, None, Arc::new(Notify::new())).public(true));
     for path in ["/repos/o/r/pulls/3", "/repos/o/r/pulls/3/pareto.svg"] {
         let (status, body, _) = tokio::time::timeout(
             std::time::Duration::from_secs(20),

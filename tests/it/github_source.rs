@@ -184,7 +184,10 @@ async fn files_over_their_cap_are_refused_with_their_name_and_the_cap() {
             "main",
             [
                 ("benchmarks/huge.sh", big_script.as_bytes()),
-                ("benchmarks/small.sh", b"#!/bin/bash\nvllm serve x\n".as_slice()),
+                (
+                    "benchmarks/small.sh",
+                    b"#!/bin/bash\nvllm serve x\n".as_slice(),
+                ),
                 ("configs/big.yaml", big_yaml.as_bytes()),
                 ("docs/notes.md", big_yaml.as_bytes()),
             ],
@@ -230,7 +233,9 @@ async fn files_over_their_cap_are_refused_with_their_name_and_the_cap() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("configs/big.yaml at main is 720003 bytes, over the 524288-byte cap (max-yaml-bytes)"),
+        err.contains(
+            "configs/big.yaml at main is 720003 bytes, over the 524288-byte cap (max-yaml-bytes)"
+        ),
         "{err}"
     );
     // The content of a refused file was never fetched.
@@ -241,7 +246,10 @@ async fn files_over_their_cap_are_refused_with_their_name_and_the_cap() {
     );
     // Under their caps, files read as before.
     assert_eq!(
-        remote.read_file("main", "benchmarks/small.sh").await.unwrap(),
+        remote
+            .read_file("main", "benchmarks/small.sh")
+            .await
+            .unwrap(),
         b"#!/bin/bash\nvllm serve x\n"
     );
     assert_eq!(

@@ -6,6 +6,7 @@ use crate::common;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use common::{TestDb, data_dir, on_both};
+use futures::StreamExt;
 use std::sync::Arc;
 use sweepgate::config::server::Secret;
 use sweepgate::events::{Disposition, disposition};
@@ -13,7 +14,6 @@ use sweepgate::server::{AppState, router, signature::sign};
 use sweepgate::store::Store;
 use sweepgate_core::ids::DeliveryId;
 use tokio::sync::Notify;
-use futures::StreamExt;
 use tower::ServiceExt;
 
 const SECRET: &str = "intake-test-secret";
@@ -497,7 +497,8 @@ async fn a_missing_or_malformed_signature_is_refused_before_the_body_is_read() {
     let sig = sign(SECRET, b"x");
     let resp = tokio::time::timeout(
         HANG,
-        app.clone().oneshot(stalled_post(Some(&sig), 26 * 1024 * 1024)),
+        app.clone()
+            .oneshot(stalled_post(Some(&sig), 26 * 1024 * 1024)),
     )
     .await
     .expect("the intake waited for the body")
@@ -536,7 +537,10 @@ async fn deliveries_over_the_concurrency_limit_or_the_buffer_budget_are_shed() {
     .await
     .expect("the second delivery waited");
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(json["error"], "too many deliveries at once; nothing was stored");
+    assert_eq!(
+        json["error"],
+        "too many deliveries at once; nothing was stored"
+    );
     first.abort();
 
     // 25 MiB of bodies at once (the smallest budget: one delivery of

@@ -96,7 +96,9 @@ async fn deliveries_failed_during_a_database_outage_are_redelivered_and_processe
 
     let (sandbox, _) = Sandbox::start().await.unwrap();
     sandbox.add_org(OWNER);
-    sandbox.add_repo(OWNER, REPO, "main", fixture_files()).unwrap();
+    sandbox
+        .add_repo(OWNER, REPO, "main", fixture_files())
+        .unwrap();
     sandbox.install_app(OWNER);
     sandbox.take_deliveries();
     let github = github_for(&sandbox);
@@ -121,7 +123,14 @@ async fn deliveries_failed_during_a_database_outage_are_redelivered_and_processe
     // Before the outage: a PR, delivered and handled.
     sandbox.create_branch(OWNER, REPO, "docs", "main").unwrap();
     sandbox
-        .commit_as(OWNER, REPO, "docs", &[Change::write("docs/a.md", "a\n")], "a", "dev")
+        .commit_as(
+            OWNER,
+            REPO,
+            "docs",
+            &[Change::write("docs/a.md", "a\n")],
+            "a",
+            "dev",
+        )
         .unwrap();
     let pr = sandbox
         .open_pr(PullRequestSpec::new(OWNER, REPO, "docs", "dev"))
@@ -147,12 +156,15 @@ async fn deliveries_failed_during_a_database_outage_are_redelivered_and_processe
     proxy.down().await;
     const DURING: usize = 5;
     for i in 0..DURING {
-        pr.post_comment(&format!("dev{i}"), "NONE", "/help").unwrap();
+        pr.post_comment(&format!("dev{i}"), "NONE", "/help")
+            .unwrap();
     }
     assert!(sandbox.flush_deliveries(Duration::from_secs(60)).await);
     let attempts = sandbox.delivery_attempts();
     assert!(
-        attempts[..before].iter().all(|a| a.status_code == 202 || a.status_code == 200),
+        attempts[..before]
+            .iter()
+            .all(|a| a.status_code == 202 || a.status_code == 200),
         "{attempts:#?}"
     );
     let failed: Vec<u16> = attempts
@@ -165,30 +177,39 @@ async fn deliveries_failed_during_a_database_outage_are_redelivered_and_processe
     // The database is back; the redelivery pass finds what is missing.
     proxy.up();
     let cfg = RedeliveryConfig::default();
-    let pass = sweepgate::recovery::pass(&github, &store, &cfg).await.unwrap();
+    let pass = sweepgate::recovery::pass(&github, &store, &cfg)
+        .await
+        .unwrap();
     assert_eq!((pass.missing, pass.requested), (DURING, DURING), "{pass:?}");
     assert!(sandbox.flush_deliveries(Duration::from_secs(60)).await);
 
     let all = sandbox.all_deliveries();
     let ids: Vec<DeliveryId> = all.iter().map(|d| DeliveryId(d.id.clone())).collect();
     let store2 = store.clone();
-    wait_until("every delivery's job done", Duration::from_secs(120), || {
-        let (store, ids) = (store2.clone(), ids.clone());
-        async move {
-            for id in &ids {
-                let jobs = store.jobs_for_delivery(id).await.unwrap_or_default();
-                if store.delivery(id).await.ok().flatten().is_none()
-                    || jobs.iter().any(|j| j.state != "done")
-                {
-                    return false;
+    wait_until(
+        "every delivery's job done",
+        Duration::from_secs(120),
+        || {
+            let (store, ids) = (store2.clone(), ids.clone());
+            async move {
+                for id in &ids {
+                    let jobs = store.jobs_for_delivery(id).await.unwrap_or_default();
+                    if store.delivery(id).await.ok().flatten().is_none()
+                        || jobs.iter().any(|j| j.state != "done")
+                    {
+                        return false;
+                    }
                 }
+                true
             }
-            true
-        }
-    })
+        },
+    )
     .await;
     for id in &ids {
-        assert!(store.jobs_for_delivery(id).await.unwrap().len() <= 1, "{id}");
+        assert!(
+            store.jobs_for_delivery(id).await.unwrap().len() <= 1,
+            "{id}"
+        );
     }
     // Each /help answered exactly once, the one before and the five during.
     let replies = pr
@@ -198,7 +219,9 @@ async fn deliveries_failed_during_a_database_outage_are_redelivered_and_processe
         .count();
     assert_eq!(replies, 1 + DURING);
     // A second pass finds nothing more to ask for.
-    let again = sweepgate::recovery::pass(&github, &store, &cfg).await.unwrap();
+    let again = sweepgate::recovery::pass(&github, &store, &cfg)
+        .await
+        .unwrap();
     assert_eq!((again.missing, again.requested), (0, 0));
     let redelivered = sandbox
         .delivery_attempts()

@@ -7,7 +7,13 @@ use crate::common::openapi::mismatches;
 use serde_json::{Value, json};
 use sweepgate_sandbox::RecordedRequest;
 
-fn req(method: &str, path: &str, status: u16, body: Option<Value>, response: Option<Value>) -> RecordedRequest {
+fn req(
+    method: &str,
+    path: &str,
+    status: u16,
+    body: Option<Value>,
+    response: Option<Value>,
+) -> RecordedRequest {
     RecordedRequest {
         seq: 1,
         method: method.into(),
@@ -48,7 +54,10 @@ fn drift_from_githubs_description_is_caught() {
         Some(json!({ "state": "success", "context": "codeowner-signoff-verify" })),
         Some(status("success", Some("ok"))),
     );
-    assert_eq!(mismatches(std::slice::from_ref(&good)), Vec::<String>::new());
+    assert_eq!(
+        mismatches(std::slice::from_ref(&good)),
+        Vec::<String>::new()
+    );
 
     // A request body GitHub refuses: a state outside the enum.
     let mut bad_request = good.clone();
@@ -67,9 +76,24 @@ fn drift_from_githubs_description_is_caught() {
 
     let found = mismatches(&[bad_request, missing, unknown, odd_status]);
     let text = found.join("\n");
-    assert!(text.contains("request (/repos/{owner}/{repo}/statuses/{sha}): \"passed\" is not one of"), "{text}");
-    assert!(text.contains("\"context\" is a required property"), "{text}");
-    assert!(text.contains("null is not of type \"integer\" at /id"), "{text}");
-    assert!(text.contains("GET /repos/o/r/nonsense → 200: no such operation"), "{text}");
-    assert!(text.contains("status 299 is not an answer of POST"), "{text}");
+    assert!(
+        text.contains("request (/repos/{owner}/{repo}/statuses/{sha}): \"passed\" is not one of"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"context\" is a required property"),
+        "{text}"
+    );
+    assert!(
+        text.contains("null is not of type \"integer\" at /id"),
+        "{text}"
+    );
+    assert!(
+        text.contains("GET /repos/o/r/nonsense → 200: no such operation"),
+        "{text}"
+    );
+    assert!(
+        text.contains("status 299 is not an answer of POST"),
+        "{text}"
+    );
 }

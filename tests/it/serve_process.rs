@@ -233,8 +233,20 @@ async fn a_body_that_trickles_in_is_cut_off_and_other_deliveries_go_on() {
         }
     });
     // Meanwhile a real delivery is served.
-    let body = std::fs::read(common::data_dir().join("github/webhooks/pull_request/opened.payload.json")).unwrap();
-    assert_eq!(post(&reqwest::Client::new(), &base, "pull_request", "fast", &body).await, 202);
+    let body =
+        std::fs::read(common::data_dir().join("github/webhooks/pull_request/opened.payload.json"))
+            .unwrap();
+    assert_eq!(
+        post(
+            &reqwest::Client::new(),
+            &base,
+            "pull_request",
+            "fast",
+            &body
+        )
+        .await,
+        202
+    );
     let mut answer = Vec::new();
     let read = tokio::time::timeout(HANG, async {
         let mut buf = [0u8; 1024];
@@ -300,7 +312,10 @@ async fn many_forged_large_bodies_cost_bounded_memory_and_time() {
         statuses.iter().all(|s| matches!(s, 0 | 401 | 503)),
         "{statuses:?}"
     );
-    assert!(statuses.contains(&401), "some bodies were read and refused: {statuses:?}");
+    assert!(
+        statuses.contains(&401),
+        "some bodies were read and refused: {statuses:?}"
+    );
     // The buffer budget (64 MiB by default) bounds what forged bodies hold
     // at once; without it the process held every body (16 × 24 MiB).
     assert!(

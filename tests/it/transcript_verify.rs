@@ -749,7 +749,10 @@ async fn the_dashboard_shows_the_verdict_its_rows_and_the_pareto_plot() {
         assert_eq!(status, 403, "{forged}: {body}");
     }
     for private in [
-        format!("/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg?sha={}", seed.head),
+        format!(
+            "/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg?sha={}",
+            seed.head
+        ),
         format!("/repos/{OWNER}/{REPO}/pulls/{pr}"),
         "/".to_string(),
         "/queue".to_string(),

@@ -149,7 +149,12 @@ impl Outbox {
     /// Queues the delivery of log attempt `id` again; `false` when there is
     /// no such attempt.
     pub(crate) fn redeliver(&mut self, id: u64) -> bool {
-        let Some(idx) = self.attempts.iter().find(|a| a.id == id).map(|a| a.delivery) else {
+        let Some(idx) = self
+            .attempts
+            .iter()
+            .find(|a| a.id == id)
+            .map(|a| a.delivery)
+        else {
             return false;
         };
         if !self.pending.contains(&idx) {

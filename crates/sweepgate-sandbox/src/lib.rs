@@ -25,8 +25,8 @@ mod routes;
 mod scenario;
 mod state;
 
-pub(crate) use deliveries::{Delivery, DeliveryMode};
 pub use deliveries::HookAttempt;
+pub(crate) use deliveries::{Delivery, DeliveryMode};
 pub use faults::{Fault, FaultKind};
 pub use git::{hash_object, sha1_hex, unified_diff};
 pub use ops::{Change, PullRequestSpec, RunSpec};

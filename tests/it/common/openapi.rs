@@ -68,7 +68,11 @@ fn description() -> &'static Description {
                 })
                 .collect::<Vec<_>>()
                 .join("/");
-            let literal = segs.iter().filter(|s| !s.starts_with('{')).map(|s| s.len()).sum();
+            let literal = segs
+                .iter()
+                .filter(|s| !s.starts_with('{'))
+                .map(|s| s.len())
+                .sum();
             for (method, op) in ops.as_object().unwrap() {
                 operations.push(Operation {
                     method: method.to_ascii_uppercase(),
