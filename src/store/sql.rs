@@ -660,13 +660,8 @@ macro_rules! sql_store {
                 .bind(now)
                 .execute(&self.pool)
                 .await?;
-                Ok(
-                    sqlx::query_scalar("SELECT value FROM kv WHERE namespace = $1 AND key = $2")
-                        .bind(ns)
-                        .bind(key)
-                        .fetch_one(&self.pool)
-                        .await?,
-                )
+                // Just written or kept: it is there.
+                Ok(self.kv_get(ns, key).await?.unwrap_or_default())
             }
         }
     };

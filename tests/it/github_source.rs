@@ -173,7 +173,7 @@ async fn github_and_local_git_sources_agree() {
 /// the content is fetched: a 7 MB script is never downloaded or decoded.
 #[tokio::test]
 async fn files_over_their_cap_are_refused_with_their_name_and_the_cap() {
-    let (sandbox, base_url) = Sandbox::start().await.unwrap();
+    let (sandbox, _) = Sandbox::start().await.unwrap();
     sandbox.add_org(OWNER);
     let big_script = format!("#!/bin/bash\n{}", "echo x\n".repeat(1_050_000));
     let big_yaml = format!("a:\n{}", "  - 1\n".repeat(120_000));
@@ -200,16 +200,7 @@ async fn files_over_their_cap_are_refused_with_their_name_and_the_cap() {
         max_blob_bytes: 8 * 1024 * 1024,
         ..Default::default()
     };
-    let gh = GitHub::new(GitHubConfig {
-        api_url: base_url,
-        credentials: Credentials::App {
-            app_id: sandbox.app_id(),
-            private_key_pem: Secret::new(app_key_pem()),
-        },
-        policy: RetryPolicy::default(),
-    })
-    .unwrap()
-    .with_limits(limits);
+    let gh = common::transcript::github_for(&sandbox).with_limits(limits);
     let remote = GitHubSource::new(
         gh.installation(InstallationId(inst)).unwrap(),
         RepoName::new(OWNER, REPO),

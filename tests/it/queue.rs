@@ -35,6 +35,11 @@ fn fast() -> QueueConfig {
     }
 }
 
+/// A pool of `cfg`'s workers over `s` running `runner`.
+fn pool(s: &Store, runner: Arc<Scripted>, cfg: QueueConfig) -> WorkerPool {
+    WorkerPool::start(s.clone(), runner, cfg, Arc::new(Notify::new()), "t")
+}
+
 async fn wait_for<F: Fn(&JobRow) -> bool>(store: &Store, id: JobId, pred: F) -> JobRow {
     let start = Instant::now();
     loop {
@@ -300,17 +305,11 @@ async fn a_job_whose_worker_crashed_on_every_attempt_is_dead_lettered_not_run_ag
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         let runner = Arc::new(Scripted::default());
-        let pool = WorkerPool::start(
-            s.clone(),
-            runner.clone(),
-            fast(),
-            Arc::new(Notify::new()),
-            "t",
-        );
+        let workers = pool(&s, runner.clone(), fast());
         let dead = wait_for(&s, poison, |r| r.state == "dead").await;
         // The PR's next job is not stuck behind it.
         wait_for(&s, next, |r| r.state == "done").await;
-        pool.shutdown().await;
+        workers.shutdown().await;
         assert_eq!(runner.runs(poison), 0, "{}: a fourth run", db.name);
         assert_eq!(dead.attempts, 3);
         assert_eq!(
@@ -332,20 +331,18 @@ async fn a_panicking_job_is_retried_then_dead_lettered_and_the_worker_goes_on() 
             ..Scripted::default()
         });
         // One worker: if the panic ended it, nothing after would run.
-        let pool = WorkerPool::start(
-            s.clone(),
+        let workers = pool(
+            &s,
             runner.clone(),
             QueueConfig {
                 workers: 1,
                 ..fast()
             },
-            Arc::new(Notify::new()),
-            "t",
         );
         let dead = wait_for(&s, boom, |r| r.state == "dead").await;
         let after = s.enqueue(&job("k", None, "fine"), now_ms()).await.unwrap();
         let done = wait_for(&s, after, |r| r.state == "done").await;
-        pool.shutdown().await;
+        workers.shutdown().await;
         assert_eq!(runner.runs(boom), 3, "{}", db.name);
         assert_eq!(dead.attempts, 3);
         assert_eq!(
