@@ -572,6 +572,45 @@ mod tests {
     }
 
     #[test]
+    fn limits_come_from_flags_and_file_and_scripts_get_their_own_cap() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: ServerArgs,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sg.toml");
+        std::fs::write(
+            &path,
+            "max-script-bytes = 1000\nredeliver-interval-secs = 0\nintake-concurrency = 4\n",
+        )
+        .unwrap();
+        let cli = Cli::parse_from([
+            "t",
+            "--config",
+            path.to_str().unwrap(),
+            "--dashboard-public",
+            "--max-blob-bytes",
+            "500",
+            "--body-timeout-secs",
+            "3",
+        ]);
+        let cfg = ServerConfig::resolve(&cli.args).unwrap();
+        assert!(cfg.dashboard_public);
+        assert_eq!(cfg.intake.concurrency, 4);
+        assert_eq!(cfg.intake.body_timeout, Duration::from_secs(3));
+        assert_eq!(cfg.redelivery.interval, None);
+        // No kind of file is allowed more than any file.
+        assert_eq!(cfg.limits.for_path("b/x.sh"), (500, "max-blob-bytes"));
+        assert_eq!(cfg.limits.for_path("docs/a.md"), (500, "max-blob-bytes"));
+        let d = InputLimits::default();
+        assert_eq!(d.for_path("b/X.SH"), (1024 * 1024, "max-script-bytes"));
+        assert_eq!(d.for_path("c/m.yml"), (4 * 1024 * 1024, "max-yaml-bytes"));
+        assert!(!ServerConfig::default().dashboard_public);
+    }
+
+    #[test]
     fn no_secret_is_refused() {
         assert!(ServerConfig::default().require_secrets().is_err());
     }
