@@ -340,3 +340,48 @@ async fn many_forged_large_bodies_cost_bounded_memory_and_time() {
     signal(&child, "-TERM");
     assert!(wait_exit(&mut child).success());
 }
+
+#[tokio::test]
+async fn the_dashboard_needs_a_login_unless_served_public() {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    // No admin token: no login is possible, so the pages are refused.
+    let (mut closed, base, _d1) = serve_ready(&[]).await;
+    let r = client.get(format!("{base}/queue")).send().await.unwrap();
+    assert_eq!(r.status(), 403);
+    // An admin token: the login page, then the page with the session.
+    let (mut login, base2, _d2) = serve_ready(&["--admin-token", "tok"]).await;
+    let r = client.get(format!("{base2}/queue")).send().await.unwrap();
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/login?next=%2Fqueue");
+    let r = client
+        .get(format!("{base2}/login?token=tok&next=%2Fqueue"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    let cookie = r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let r = client
+        .get(format!("{base2}/queue"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    // `--dashboard-public`: read-only pages for anyone.
+    let (mut public, base3, _d3) = serve_ready(&["--dashboard-public"]).await;
+    let r = client.get(format!("{base3}/queue")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    for child in [&mut closed, &mut login, &mut public] {
+        signal(child, "-TERM");
+        assert!(wait_exit(child).success());
+    }
+}
