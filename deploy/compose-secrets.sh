@@ -27,13 +27,13 @@ cat > "$dir/sweepgate.toml" <<TOML
 # the new and the old webhook secret.
 database-url = "postgres://sweepgate:${password}@postgres:5432/sweepgate"
 webhook-secrets = ["${webhook_secret}"]
-# Enables the dashboard's retry action.
+# The dashboard's login (and its retry action).
 admin-token = "${admin_token}"
 TOML
 # The container runs as uid 10001; Docker Compose bind-mounts file secrets
 # with the host's ownership and mode.
 chmod 644 "$dir/postgres_password" "$dir/sweepgate.toml"
-echo "wrote $dir/postgres_password and $dir/sweepgate.toml (with the dashboard's admin token)"
+echo "wrote $dir/postgres_password and $dir/sweepgate.toml (with the dashboard's admin token: log in at <public URL>/login)"
 if [ -z "${SWEEPGATE_WEBHOOK_SECRET:-}" ]; then
   echo "webhook secret (enter it in the GitHub App settings): $webhook_secret"
 fi

@@ -85,9 +85,13 @@ pub async fn start(
         cfg.admin_token.clone(),
         cfg.public_url.as_deref(),
         wake.clone(),
+    )
+    .public(cfg.dashboard_public);
+    let state = AppState::new(store, cfg.webhook_secrets.clone(), wake).with_intake(cfg.intake);
+    let app = crate::server::with_timeouts(
+        router(state).merge(crate::dashboard::router(dash)),
+        &cfg.intake,
     );
-    let state = AppState::new(store, cfg.webhook_secrets.clone(), wake);
-    let app = router(state).merge(crate::dashboard::router(dash));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let done = tokio::spawn(async move {
         axum::serve(listener, app)
@@ -128,7 +132,8 @@ pub(crate) async fn verify_once(
         api_url: cfg.github_api_url.clone(),
         credentials: cfg.credentials()?,
         policy: RetryPolicy::default(),
-    })?;
+    })?
+    .with_limits(cfg.limits);
     let store = open_store(cfg).await?;
     let services = Services::new(github).with_clock(today.map_or(Clock::System, Clock::Fixed));
     let repo = sweepgate_core::ids::RepoName::new(owner, name);
@@ -169,12 +174,15 @@ pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
         api_url: cfg.github_api_url.clone(),
         credentials: cfg.credentials()?,
         policy: RetryPolicy::default(),
-    })?;
+    })?
+    .with_limits(cfg.limits);
     let store = open_store(&cfg).await?;
     let listener = TcpListener::bind(cfg.listen)
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
-    let services = Services::new(github).with_public_url(cfg.public_url.clone());
+    let services = Services::new(github.clone())
+        .with_public_url(cfg.public_url.clone())
+        .with_staging_token(&cfg.github_api_url, cfg.staging_token.clone())?;
     let running = start(
         &cfg,
         store.clone(),
@@ -185,9 +193,12 @@ pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     // A lost `workflow_run` webhook never leaves a dispatched sweep pending.
     let _timer = crate::handlers::dispatch::spawn_timer(
         services,
-        store,
+        store.clone(),
         std::time::Duration::from_secs(180),
     );
+    // A delivery GitHub could not hand over (a 503 during a database
+    // outage, a crash) is asked for again.
+    let _redelivery = crate::recovery::spawn(github, store, cfg.redelivery);
     tracing::info!(addr = %running.addr, db = %redact_url(&cfg.database_url), "sweepgate listening");
     running.wait().await
 }

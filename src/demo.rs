@@ -32,7 +32,8 @@ pub(crate) struct DemoArgs {
     /// Longest wait for one bot action.
     #[arg(long, default_value = "30")]
     pub timeout_secs: u64,
-    /// Enables the dashboard's actions (retrying a dead job) with this token.
+    /// The dashboard's admin token (its login, and retrying a dead job); a
+    /// random one when not given. The demo prints a login URL with it.
     #[arg(long, env = "SWEEPGATE_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
 }
@@ -53,6 +54,11 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
 
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let public_url = format!("http://{}", listener.local_addr()?);
+    // The dashboard needs a login: the demo prints a URL that logs in.
+    let admin_token = args
+        .admin_token
+        .clone()
+        .unwrap_or_else(|| hex::encode(rand::random::<[u8; 16]>()));
     let cfg = ServerConfig {
         listen: args.listen,
         database_url: format!("sqlite:{}", dir.path().join("sweepgate.db").display()),
@@ -60,7 +66,7 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
         github_api_url: base.clone(),
         workers: 2,
         public_url: Some(public_url.clone()),
-        admin_token: args.admin_token.clone().map(Secret::new),
+        admin_token: Some(Secret::new(admin_token.clone())),
         ..ServerConfig::default()
     };
     let github = GitHub::new(GitHubConfig {
@@ -87,6 +93,7 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
         cfg.database_url
     );
     say!("dashboard       {public_url}/");
+    say!("  log in        {public_url}/login?token={admin_token}");
     say!();
 
     let mut script = Script {
@@ -98,11 +105,15 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
     let outcome = script.play().await;
     if let Ok(pr) = &outcome {
         say!();
-        say!("dashboard pages:");
+        say!("dashboard pages (log in first: {public_url}/login?token={admin_token}):");
         say!("  {public_url}/");
         say!("  {public_url}/repos/{OWNER}/{REPO}/pulls/{pr}");
         say!("  {public_url}/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg");
         say!("  {public_url}/queue");
+        if let Some(plot) = signed_plot(&store, &public_url, *pr).await {
+            say!("the verdict's Pareto plot, public through its signed link:");
+            say!("  {plot}");
+        }
     }
     let outcome = outcome.map(|_| ());
     match (&outcome, args.exit) {
@@ -116,6 +127,26 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
             running.wait().await
         }
     }
+}
+
+/// The signed plot link of the PR's newest verdict, as its comment shows it.
+async fn signed_plot(store: &crate::store::Store, public_url: &str, pr: u64) -> Option<String> {
+    let repo = sweepgate_core::ids::RepoName::new(OWNER, REPO);
+    let verdict = store
+        .last_activity(&repo.0, pr as i64, "verdict")
+        .await
+        .ok()
+        .flatten()?;
+    let sha = verdict.head_sha?;
+    crate::dashboard::links::signed_plot_url(
+        store,
+        public_url,
+        &repo,
+        sweepgate_core::ids::PrNumber(pr),
+        &sha,
+    )
+    .await
+    .ok()
 }
 
 struct Script {

@@ -25,6 +25,7 @@ pub mod handlers;
 pub mod lint;
 pub(crate) mod progress;
 pub mod queue;
+pub mod recovery;
 pub mod repo;
 pub mod server;
 pub mod store;

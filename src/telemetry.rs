@@ -8,6 +8,10 @@ static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 pub(crate) const DELIVERIES: &str = "sweepgate_deliveries_total";
 pub(crate) const JOB_SECONDS: &str = "sweepgate_job_duration_seconds";
 pub(crate) const JOBS_FINISHED: &str = "sweepgate_jobs_finished_total";
+pub(crate) const JOBS_CRASHED: &str = "sweepgate_jobs_crashed_total";
+pub(crate) const REDELIVERIES: &str = "sweepgate_redeliveries_requested_total";
+pub(crate) const REDELIVERY_PASSES: &str = "sweepgate_redelivery_passes_total";
+pub(crate) const DELIVERIES_MISSING: &str = "sweepgate_deliveries_missing";
 pub(crate) const QUEUE_DEPTH: &str = "sweepgate_queue_jobs";
 pub(crate) const GITHUB_CALLS: &str = "sweepgate_github_requests_total";
 pub(crate) const RATE_LIMIT_REMAINING: &str = "sweepgate_github_rate_limit_remaining";
@@ -42,6 +46,22 @@ pub(crate) fn delivery(event: &str, outcome: &'static str) {
 pub(crate) fn job_finished(kind: &str, result: &'static str, seconds: f64) {
     metrics::histogram!(JOB_SECONDS, "kind" => kind.to_owned()).record(seconds);
     metrics::counter!(JOBS_FINISHED, "kind" => kind.to_owned(), "result" => result).increment(1);
+}
+
+pub(crate) fn jobs_crashed(n: u64) {
+    metrics::counter!(JOBS_CRASHED).increment(n);
+}
+
+/// A redelivery pass: failed deliveries missing from the store, and the
+/// redeliveries it asked for.
+pub(crate) fn redelivery_pass(missing: usize, requested: usize) {
+    metrics::counter!(REDELIVERY_PASSES, "result" => "ok").increment(1);
+    metrics::counter!(REDELIVERIES).increment(requested as u64);
+    metrics::gauge!(DELIVERIES_MISSING).set(missing as f64);
+}
+
+pub(crate) fn redelivery_failed() {
+    metrics::counter!(REDELIVERY_PASSES, "result" => "error").increment(1);
 }
 
 pub(crate) fn github_call(method: &str, status: u16) {

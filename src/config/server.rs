@@ -5,6 +5,7 @@ use serde::Deserialize;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// A secret value: `Debug` and `Display` print `***`.
 #[derive(Clone, PartialEq, Eq, Deserialize)]
@@ -98,6 +99,54 @@ pub struct ServerArgs {
     /// soon another worker takes over the jobs of a crashed one.
     #[arg(long, env = "SWEEPGATE_LEASE_SECS")]
     pub lease_secs: Option<u64>,
+    /// Serve the dashboard's pages to anyone, read-only, without a login.
+    #[arg(
+        long,
+        env = "SWEEPGATE_DASHBOARD_PUBLIC",
+        num_args = 0..=1,
+        default_missing_value = "true"
+    )]
+    pub dashboard_public: Option<bool>,
+    /// Seconds a request may take before it is answered 408.
+    #[arg(long, env = "SWEEPGATE_REQUEST_TIMEOUT_SECS")]
+    pub request_timeout_secs: Option<u64>,
+    /// Seconds a request body may take to arrive, in total.
+    #[arg(long, env = "SWEEPGATE_BODY_TIMEOUT_SECS")]
+    pub body_timeout_secs: Option<u64>,
+    /// Webhook deliveries handled at once; more are answered 503.
+    #[arg(long, env = "SWEEPGATE_INTAKE_CONCURRENCY")]
+    pub intake_concurrency: Option<usize>,
+    /// Bytes of webhook bodies held in memory at once, across deliveries.
+    #[arg(long, env = "SWEEPGATE_INTAKE_BUFFER_BYTES")]
+    pub intake_buffer_bytes: Option<u64>,
+    /// Largest file read from a repository, in bytes.
+    #[arg(long, env = "SWEEPGATE_MAX_BLOB_BYTES")]
+    pub max_blob_bytes: Option<u64>,
+    /// Largest shell script (`*.sh`) read from a repository, in bytes.
+    #[arg(long, env = "SWEEPGATE_MAX_SCRIPT_BYTES")]
+    pub max_script_bytes: Option<u64>,
+    /// Largest YAML file (`*.yaml`, `*.yml`) read from a repository, in bytes.
+    #[arg(long, env = "SWEEPGATE_MAX_YAML_BYTES")]
+    pub max_yaml_bytes: Option<u64>,
+    /// Largest run artifact downloaded (its zip archive), in bytes.
+    #[arg(long, env = "SWEEPGATE_MAX_ARTIFACT_BYTES")]
+    pub max_artifact_bytes: Option<u64>,
+    /// Largest total of an artifact's unpacked files, in bytes.
+    #[arg(long, env = "SWEEPGATE_MAX_ARTIFACT_UNPACKED_BYTES")]
+    pub max_artifact_unpacked_bytes: Option<u64>,
+    /// Most entries an artifact's archive may hold.
+    #[arg(long, env = "SWEEPGATE_MAX_ARTIFACT_ENTRIES")]
+    pub max_artifact_entries: Option<u64>,
+    /// Seconds between passes that ask GitHub to redeliver failed webhook
+    /// deliveries (0: never).
+    #[arg(long, env = "SWEEPGATE_REDELIVER_INTERVAL_SECS")]
+    pub redeliver_interval_secs: Option<u64>,
+    /// Failed deliveries older than this many hours are left alone.
+    #[arg(long, env = "SWEEPGATE_REDELIVER_MAX_AGE_HOURS")]
+    pub redeliver_max_age_hours: Option<u64>,
+    /// Redeliveries asked for in one pass, at most.
+    #[arg(long, env = "SWEEPGATE_REDELIVER_MAX")]
+    pub redeliver_max: Option<usize>,
 }
 
 /// The optional TOML file.
@@ -118,6 +167,114 @@ struct FileConfig {
     log_format: Option<LogFormat>,
     admin_token: Option<Secret>,
     lease_secs: Option<u64>,
+    dashboard_public: Option<bool>,
+    request_timeout_secs: Option<u64>,
+    body_timeout_secs: Option<u64>,
+    intake_concurrency: Option<usize>,
+    intake_buffer_bytes: Option<u64>,
+    max_blob_bytes: Option<u64>,
+    max_script_bytes: Option<u64>,
+    max_yaml_bytes: Option<u64>,
+    max_artifact_bytes: Option<u64>,
+    max_artifact_unpacked_bytes: Option<u64>,
+    max_artifact_entries: Option<u64>,
+    redeliver_interval_secs: Option<u64>,
+    redeliver_max_age_hours: Option<u64>,
+    redeliver_max: Option<usize>,
+}
+
+/// What the HTTP intake allows one request, and all of them at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntakeLimits {
+    pub request_timeout: Duration,
+    /// The whole body must have arrived by then (a slow sender is cut off).
+    pub body_timeout: Duration,
+    pub concurrency: usize,
+    /// Bytes of webhook bodies buffered at once: forged large bodies cost
+    /// at most this much memory.
+    pub buffer_bytes: u64,
+}
+
+impl Default for IntakeLimits {
+    fn default() -> Self {
+        Self {
+            request_timeout: Duration::from_secs(30),
+            // GitHub gives up on a delivery after 10 s.
+            body_timeout: Duration::from_secs(10),
+            concurrency: 32,
+            buffer_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// Size caps on what sweepgate reads from repositories and runs; a read
+/// over a cap is refused with the file's name and the cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputLimits {
+    /// Any file read from a repository (`max-blob-bytes`, the same
+    /// setting and meaning as for local git reads).
+    pub max_blob_bytes: u64,
+    pub max_script_bytes: u64,
+    pub max_yaml_bytes: u64,
+    /// A run artifact's zip archive as downloaded.
+    pub max_artifact_bytes: u64,
+    /// The sum of an artifact's unpacked files (a zip bomb is refused).
+    pub max_artifact_unpacked_bytes: u64,
+    pub max_artifact_entries: u64,
+}
+
+impl Default for InputLimits {
+    fn default() -> Self {
+        const MIB: u64 = 1024 * 1024;
+        Self {
+            max_blob_bytes: 8 * MIB,
+            max_script_bytes: MIB,
+            max_yaml_bytes: 4 * MIB,
+            max_artifact_bytes: 64 * MIB,
+            max_artifact_unpacked_bytes: 256 * MIB,
+            max_artifact_entries: 10_000,
+        }
+    }
+}
+
+impl InputLimits {
+    /// The cap for a file at `path`, and the setting that sets it.
+    pub fn for_path(&self, path: &str) -> (u64, &'static str) {
+        let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+        let cap = if name.ends_with(".sh") {
+            (self.max_script_bytes, "max-script-bytes")
+        } else if name.ends_with(".yaml") || name.ends_with(".yml") {
+            (self.max_yaml_bytes, "max-yaml-bytes")
+        } else {
+            (self.max_blob_bytes, "max-blob-bytes")
+        };
+        // No kind is allowed more than any file.
+        if cap.0 > self.max_blob_bytes {
+            (self.max_blob_bytes, "max-blob-bytes")
+        } else {
+            cap
+        }
+    }
+}
+
+/// Asking GitHub to redeliver the App's failed webhook deliveries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RedeliveryConfig {
+    /// `None`: never.
+    pub interval: Option<Duration>,
+    pub max_age: Duration,
+    pub max_per_pass: usize,
+}
+
+impl Default for RedeliveryConfig {
+    fn default() -> Self {
+        Self {
+            interval: Some(Duration::from_secs(300)),
+            // GitHub keeps deliveries for three days.
+            max_age: Duration::from_secs(24 * 3600),
+            max_per_pass: 100,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -136,6 +293,10 @@ pub struct ServerConfig {
     pub log_format: LogFormat,
     pub admin_token: Option<Secret>,
     pub lease: std::time::Duration,
+    pub dashboard_public: bool,
+    pub intake: IntakeLimits,
+    pub limits: InputLimits,
+    pub redelivery: RedeliveryConfig,
 }
 
 pub(crate) const DEFAULT_DATABASE_URL: &str = "sqlite:sweepgate.db";
@@ -158,6 +319,10 @@ impl Default for ServerConfig {
             log_format: LogFormat::Text,
             admin_token: None,
             lease: std::time::Duration::from_secs(60),
+            dashboard_public: false,
+            intake: IntakeLimits::default(),
+            limits: InputLimits::default(),
+            redelivery: RedeliveryConfig::default(),
         }
     }
 }
@@ -233,6 +398,73 @@ impl ServerConfig {
                 .lease_secs
                 .or(file.lease_secs)
                 .map_or(d.lease, |s| std::time::Duration::from_secs(s.max(1))),
+            dashboard_public: args
+                .dashboard_public
+                .or(file.dashboard_public)
+                .unwrap_or(false),
+            intake: IntakeLimits {
+                request_timeout: secs(
+                    args.request_timeout_secs.or(file.request_timeout_secs),
+                    d.intake.request_timeout,
+                ),
+                body_timeout: secs(
+                    args.body_timeout_secs.or(file.body_timeout_secs),
+                    d.intake.body_timeout,
+                ),
+                concurrency: args
+                    .intake_concurrency
+                    .or(file.intake_concurrency)
+                    .unwrap_or(d.intake.concurrency)
+                    .max(1),
+                buffer_bytes: args
+                    .intake_buffer_bytes
+                    .or(file.intake_buffer_bytes)
+                    .unwrap_or(d.intake.buffer_bytes),
+            },
+            limits: InputLimits {
+                max_blob_bytes: args
+                    .max_blob_bytes
+                    .or(file.max_blob_bytes)
+                    .unwrap_or(d.limits.max_blob_bytes),
+                max_script_bytes: args
+                    .max_script_bytes
+                    .or(file.max_script_bytes)
+                    .unwrap_or(d.limits.max_script_bytes),
+                max_yaml_bytes: args
+                    .max_yaml_bytes
+                    .or(file.max_yaml_bytes)
+                    .unwrap_or(d.limits.max_yaml_bytes),
+                max_artifact_bytes: args
+                    .max_artifact_bytes
+                    .or(file.max_artifact_bytes)
+                    .unwrap_or(d.limits.max_artifact_bytes),
+                max_artifact_unpacked_bytes: args
+                    .max_artifact_unpacked_bytes
+                    .or(file.max_artifact_unpacked_bytes)
+                    .unwrap_or(d.limits.max_artifact_unpacked_bytes),
+                max_artifact_entries: args
+                    .max_artifact_entries
+                    .or(file.max_artifact_entries)
+                    .unwrap_or(d.limits.max_artifact_entries),
+            },
+            redelivery: RedeliveryConfig {
+                interval: match args
+                    .redeliver_interval_secs
+                    .or(file.redeliver_interval_secs)
+                {
+                    Some(0) => None,
+                    Some(s) => Some(Duration::from_secs(s)),
+                    None => d.redelivery.interval,
+                },
+                max_age: args
+                    .redeliver_max_age_hours
+                    .or(file.redeliver_max_age_hours)
+                    .map_or(d.redelivery.max_age, |h| Duration::from_secs(h * 3600)),
+                max_per_pass: args
+                    .redeliver_max
+                    .or(file.redeliver_max)
+                    .unwrap_or(d.redelivery.max_per_pass),
+            },
         };
         Ok(cfg)
     }
@@ -274,6 +506,11 @@ impl ServerConfig {
         }
         Ok(())
     }
+}
+
+/// Whole seconds, at least one; `default` when not given.
+fn secs(given: Option<u64>, default: Duration) -> Duration {
+    given.map_or(default, |s| Duration::from_secs(s.max(1)))
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ServerConfigError> {
@@ -345,6 +582,45 @@ mod tests {
             ServerConfigError::Invalid { line, .. } => assert_eq!(line, 2),
             other => panic!("{other}"),
         }
+    }
+
+    #[test]
+    fn limits_come_from_flags_and_file_and_scripts_get_their_own_cap() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: ServerArgs,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sg.toml");
+        std::fs::write(
+            &path,
+            "max-script-bytes = 1000\nredeliver-interval-secs = 0\nintake-concurrency = 4\n",
+        )
+        .unwrap();
+        let cli = Cli::parse_from([
+            "t",
+            "--config",
+            path.to_str().unwrap(),
+            "--dashboard-public",
+            "--max-blob-bytes",
+            "500",
+            "--body-timeout-secs",
+            "3",
+        ]);
+        let cfg = ServerConfig::resolve(&cli.args).unwrap();
+        assert!(cfg.dashboard_public);
+        assert_eq!(cfg.intake.concurrency, 4);
+        assert_eq!(cfg.intake.body_timeout, Duration::from_secs(3));
+        assert_eq!(cfg.redelivery.interval, None);
+        // No kind of file is allowed more than any file.
+        assert_eq!(cfg.limits.for_path("b/x.sh"), (500, "max-blob-bytes"));
+        assert_eq!(cfg.limits.for_path("docs/a.md"), (500, "max-blob-bytes"));
+        let d = InputLimits::default();
+        assert_eq!(d.for_path("b/X.SH"), (1024 * 1024, "max-script-bytes"));
+        assert_eq!(d.for_path("c/m.yml"), (4 * 1024 * 1024, "max-yaml-bytes"));
+        assert!(!ServerConfig::default().dashboard_public);
     }
 
     #[test]

@@ -1,16 +1,21 @@
 //! The dashboard: server-rendered HTML (no scripts, no external assets)
-//! showing what sweepgate did and why. Read-only pages for everyone;
-//! the one action, retrying a dead-lettered job, needs the admin token.
+//! showing what sweepgate did and why. Its pages need a login with the
+//! admin token (`auth`), unless the server runs with `--dashboard-public`;
+//! the one action, retrying a dead-lettered job, always needs the token.
+//! The sweep matrix and signed plot links (`links`) need no login.
 //!
 //! It only reads the store: deliveries, jobs, and the activity handlers
 //! record per PR (verdict rows with the Pareto curves, lint findings,
 //! commands, sweeps).
 pub(crate) mod api;
+pub(crate) mod auth;
+pub mod links;
 pub(crate) mod svg;
 
 use crate::config::server::Secret;
 use crate::store::{ActivityRow, JobState, QueueCounts, Store, StoreError, now_ms};
 use askama::Template;
+use auth::token_matches;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -19,7 +24,6 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use sweepgate_core::checks::c14_pareto::Series;
 use sweepgate_core::ids::JobId;
@@ -36,6 +40,12 @@ pub struct DashState {
     pub base: String,
     /// Woken when a retried job is back in the queue.
     pub wake: Arc<Notify>,
+    /// Pages readable without a login (`--dashboard-public`).
+    pub public: bool,
+    /// Cookies only over https (the public URL is https).
+    secure: bool,
+    /// The key of signed links, read from the store once.
+    link_key: Arc<tokio::sync::OnceCell<Vec<u8>>>,
 }
 
 impl DashState {
@@ -50,7 +60,23 @@ impl DashState {
             admin_token: admin_token.map(Arc::new),
             base: base_path(public_url),
             wake,
+            public: false,
+            secure: public_url.is_some_and(|u| u.starts_with("https://")),
+            link_key: Arc::default(),
         }
+    }
+
+    /// Pages readable by anyone, read-only (`--dashboard-public`).
+    pub fn public(mut self, public: bool) -> Self {
+        self.public = public;
+        self
+    }
+
+    async fn link_key(&self) -> Result<&[u8], StoreError> {
+        self.link_key
+            .get_or_try_init(|| links::link_key(&self.store))
+            .await
+            .map(Vec::as_slice)
     }
 }
 
@@ -63,11 +89,20 @@ pub(crate) fn base_path(public_url: Option<&str>) -> String {
 }
 
 pub fn router(state: DashState) -> Router {
-    Router::new()
+    let pages = Router::new()
         .route("/", get(overview))
         .route("/queue", get(queue))
-        .route("/queue/{id}/retry", post(retry))
         .route("/repos/{owner}/{repo}/pulls/{number}", get(pr_page))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_login,
+        ));
+    Router::new()
+        .merge(pages)
+        .route("/login", get(auth::login_get).post(auth::login_post))
+        // The action checks the admin token itself.
+        .route("/queue/{id}/retry", post(retry))
+        // A signed link, or a login (checked inside).
         .route(
             "/repos/{owner}/{repo}/pulls/{number}/pareto.svg",
             get(pareto),
@@ -549,15 +584,39 @@ async fn pr_page(
 #[derive(Deserialize)]
 struct PlotQuery {
     sha: Option<String>,
+    sig: Option<String>,
 }
 
-/// The Pareto plot of the newest verdict (of `sha`, when given).
+/// The Pareto plot of the newest verdict (of `sha`, when given): with a
+/// login, or through a link signed for this repository, PR and SHA.
 async fn pareto(
     State(st): State<DashState>,
     Path((owner, repo, number)): Path<(String, String, u64)>,
     Query(q): Query<PlotQuery>,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
 ) -> Response {
     let repository = format!("{owner}/{repo}");
+    match (&q.sig, &q.sha) {
+        (Some(sig), Some(sha)) => {
+            let key = match st.link_key().await {
+                Ok(k) => k,
+                Err(e) => return unavailable(&e),
+            };
+            if !links::plot_signature_valid(key, &repository, number, sha, sig) {
+                tracing::warn!(%repository, number, "plot link with a wrong signature");
+                return failure(
+                    StatusCode::FORBIDDEN,
+                    "this link's signature does not match its repository, PR and SHA",
+                );
+            }
+        }
+        _ if auth::may_read(&st, &headers) => {}
+        _ => {
+            let wanted = uri.path_and_query().map_or("/", |p| p.as_str());
+            return auth::refuse(&st, &format!("{}{wanted}", st.base));
+        }
+    }
     let activity = match pr_activity(&st, &repository, number).await {
         Ok(a) => a,
         Err(resp) => return resp,
@@ -663,6 +722,8 @@ async fn queue(State(st): State<DashState>, Query(q): Query<QueueQuery>) -> Resp
 }
 
 /// The token from `Authorization: Bearer …` or the form's `token` field.
+/// (A session cookie is not enough for an action: a form on another site
+/// could send it.)
 fn presented_token(headers: &HeaderMap, body: &[u8]) -> Option<String> {
     if let Some(bearer) = headers
         .get(header::AUTHORIZATION)
@@ -674,11 +735,6 @@ fn presented_token(headers: &HeaderMap, body: &[u8]) -> Option<String> {
     url::form_urlencoded::parse(body)
         .find(|(k, _)| k == "token")
         .map(|(_, v)| v.into_owned())
-}
-
-/// Compares digests, so the comparison's time says nothing about the token.
-fn token_matches(expected: &Secret, given: &str) -> bool {
-    Sha256::digest(expected.expose().as_bytes()) == Sha256::digest(given.as_bytes())
 }
 
 async fn retry(

@@ -1,8 +1,23 @@
 //! The Pareto plot: one panel per curve and latency percentile, every
 //! measured point, the frontier highlighted and joined, axes labelled, the
 //! run and SHA in the caption. Plain SVG, no scripts, no external assets.
+//!
+//! The values come from a run's artifacts, so anyone who can run the
+//! workflow writes them: a value that is not a finite number in
+//! `0..=MAX_VALUE` is left out with a note, and curves, points and ticks
+//! are capped, so no artifact can make a page slow or large.
+use std::collections::HashSet;
 use std::fmt::Write;
 use sweepgate_core::checks::c14_pareto::Series;
+
+/// Largest latency (s) or throughput (tok/s/GPU) plotted: far above any
+/// real measurement, far below where `max * 1.05` overflows.
+pub(crate) const MAX_VALUE: f64 = 1e9;
+/// Curves per plot and points per curve that are drawn.
+pub(crate) const MAX_SERIES: usize = 32;
+pub(crate) const MAX_POINTS: usize = 500;
+/// Ticks per axis (a round step gives about five).
+const MAX_TICKS: usize = 12;
 
 const W: f64 = 720.0;
 const PANEL_H: f64 = 340.0;
@@ -50,6 +65,13 @@ fn step(max: f64) -> f64 {
     nice * mag
 }
 
+/// `0, step, 2·step, …` up to `top` (at most `MAX_TICKS`).
+fn ticks(top: f64, step: f64) -> impl Iterator<Item = f64> {
+    (0..=MAX_TICKS)
+        .map(move |i| i as f64 * step)
+        .take_while(move |t| *t <= top + step / 2.0)
+}
+
 fn tick_label(v: f64) -> String {
     if v == 0.0 {
         "0".into()
@@ -62,10 +84,79 @@ fn tick_label(v: f64) -> String {
     }
 }
 
+fn plottable(v: f64) -> bool {
+    v.is_finite() && (0.0..=MAX_VALUE).contains(&v)
+}
+
+/// A curve as drawn: its plottable points (at most `MAX_POINTS`), the
+/// frontier among them, and what was left out.
+pub(crate) struct Panel<'a> {
+    pub series: &'a Series,
+    /// Indices into `series.points` that are drawn.
+    pub points: Vec<usize>,
+    pub frontier: HashSet<usize>,
+    pub note: String,
+}
+
+/// Which curves and points can be drawn, with a note for each left out.
+pub(crate) fn panels(series: &[Series]) -> (Vec<Panel<'_>>, String) {
+    let panels = series
+        .iter()
+        .take(MAX_SERIES)
+        .map(|s| {
+            let valid: Vec<usize> = (0..s.points.len())
+                .filter(|&i| plottable(s.points[i].x) && plottable(s.points[i].y))
+                .collect();
+            let absurd = s.points.len() - valid.len();
+            let points: Vec<usize> = valid.iter().copied().take(MAX_POINTS).collect();
+            let mut notes = Vec::new();
+            if absurd > 0 {
+                notes.push(format!(
+                    "{absurd} point{} not plotted: not a number from 0 to {MAX_VALUE:e}",
+                    if absurd == 1 { "" } else { "s" }
+                ));
+            }
+            if valid.len() > points.len() {
+                notes.push(format!(
+                    "only the first {MAX_POINTS} of {} points are plotted",
+                    valid.len()
+                ));
+            }
+            let drawn: HashSet<usize> = points.iter().copied().collect();
+            Panel {
+                series: s,
+                frontier: s
+                    .frontier
+                    .iter()
+                    .copied()
+                    .filter(|i| drawn.contains(i))
+                    .collect(),
+                points,
+                note: notes.join("; "),
+            }
+        })
+        .collect();
+    let note = if series.len() > MAX_SERIES {
+        format!(
+            "only the first {MAX_SERIES} of {} curves are plotted",
+            series.len()
+        )
+    } else {
+        String::new()
+    };
+    (panels, note)
+}
+
 /// The whole plot; `caption` names the run and the SHA.
 pub(crate) fn pareto(series: &[Series], caption: &str) -> String {
-    let panels = series.len().max(1) as f64;
-    let height = panels * PANEL_H + CAPTION_H;
+    let (panels, note) = panels(series);
+    let caption = if note.is_empty() {
+        caption.to_owned()
+    } else {
+        format!("{caption} ({note})")
+    };
+    let caption = caption.as_str();
+    let height = panels.len().max(1) as f64 * PANEL_H + CAPTION_H;
     let mut out = String::new();
     let _ = write!(
         out,
@@ -81,8 +172,8 @@ pub(crate) fn pareto(series: &[Series], caption: &str) -> String {
             PANEL_H / 2.0
         );
     }
-    for (i, s) in series.iter().enumerate() {
-        panel(&mut out, s, i as f64 * PANEL_H);
+    for (i, p) in panels.iter().enumerate() {
+        panel(&mut out, p, i as f64 * PANEL_H);
     }
     let _ = write!(
         out,
@@ -95,11 +186,13 @@ pub(crate) fn pareto(series: &[Series], caption: &str) -> String {
     out
 }
 
-fn panel(out: &mut String, s: &Series, y0: f64) {
+fn panel(out: &mut String, p: &Panel<'_>, y0: f64) {
+    let s = p.series;
     let plot_w = W - LEFT - RIGHT;
     let plot_h = PANEL_H - TOP - BOTTOM;
-    let max_x = s.points.iter().map(|p| p.x).fold(0.0, f64::max) * 1.05;
-    let max_y = s.points.iter().map(|p| p.y).fold(0.0, f64::max) * 1.05;
+    let drawn = || p.points.iter().map(|&i| &s.points[i]);
+    let max_x = drawn().map(|p| p.x).fold(0.0, f64::max) * 1.05;
+    let max_y = drawn().map(|p| p.y).fold(0.0, f64::max) * 1.05;
     let (sx, sy) = (step(max_x), step(max_y));
     let (top_x, top_y) = (
         (max_x / sx).ceil().max(1.0) * sx,
@@ -112,8 +205,8 @@ fn panel(out: &mut String, s: &Series, y0: f64) {
         r##"<g class="series" data-label="{}" data-percentile="{}" data-frontier="{}" data-points="{}">"##,
         esc(&s.label),
         esc(&s.percentile),
-        s.frontier.len(),
-        s.points.len()
+        p.frontier.len(),
+        p.points.len()
     );
     let _ = write!(
         out,
@@ -125,9 +218,17 @@ fn panel(out: &mut String, s: &Series, y0: f64) {
         s.frontier.len(),
         s.points.len()
     );
+    if !p.note.is_empty() {
+        let _ = write!(
+            out,
+            r##"<text class="note" x="{}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="11" fill="#b71c1c">{}</text>"##,
+            W / 2.0,
+            y0 + 38.0,
+            esc(&p.note)
+        );
+    }
     // Grid and ticks.
-    let mut t = 0.0;
-    while t <= top_x + sx / 2.0 {
+    for t in ticks(top_x, sx) {
         let x = px(t);
         let _ = write!(
             out,
@@ -137,10 +238,8 @@ fn panel(out: &mut String, s: &Series, y0: f64) {
             py(0.0) + 16.0,
             tick_label(t)
         );
-        t += sx;
     }
-    let mut t = 0.0;
-    while t <= top_y + sy / 2.0 {
+    for t in ticks(top_y, sy) {
         let y = py(t);
         let _ = write!(
             out,
@@ -150,7 +249,6 @@ fn panel(out: &mut String, s: &Series, y0: f64) {
             y + 4.0,
             tick_label(t)
         );
-        t += sy;
     }
     // Axes and their labels.
     let _ = write!(
@@ -176,6 +274,7 @@ fn panel(out: &mut String, s: &Series, y0: f64) {
     let line: Vec<String> = s
         .frontier
         .iter()
+        .filter(|i| p.frontier.contains(i))
         .filter_map(|&i| s.points.get(i))
         .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
         .collect();
@@ -186,11 +285,12 @@ fn panel(out: &mut String, s: &Series, y0: f64) {
             line.join(" ")
         );
     }
-    let mut order: Vec<usize> = (0..s.points.len()).collect();
-    order.sort_by_key(|i| s.frontier.contains(i));
+    let mut order: Vec<usize> = p.points.clone();
+    order.sort_by_key(|i| p.frontier.contains(i));
+    let frontier = &p.frontier;
     for i in order {
         let p = &s.points[i];
-        let on = s.frontier.contains(&i);
+        let on = frontier.contains(&i);
         let _ = write!(
             out,
             r##"<circle class="{}" cx="{:.1}" cy="{:.1}" r="{}" fill="{}"><title>{}: latency {:.3} s, {:.1} tok/s/GPU{}</title></circle>"##,
@@ -273,6 +373,52 @@ mod tests {
     fn no_series_says_so() {
         let svg = pareto(&[], "run 1");
         assert!(svg.contains("No benchmark points were assessed."));
+    }
+
+    #[test]
+    fn absurd_values_are_left_out_with_a_note_and_nothing_hangs() {
+        let mut s = series();
+        for (x, y) in [
+            (1.5e308, 100.0),
+            (2.0, 1.7e308),
+            (f64::NAN, 1.0),
+            (f64::INFINITY, 1.0),
+            (-1.0, 5.0),
+        ] {
+            s.points.push(Point {
+                x,
+                y,
+                label: "hostile".into(),
+            });
+        }
+        s.frontier.push(4); // the 1.5e308 point, as Check 14 would see it
+        let svg = pareto(&[s], "run 7 · abc");
+        assert!(svg.contains("5 points not plotted: not a number from 0 to 1e9"));
+        assert_eq!(svg.matches(r##"class="point "##).count(), 4);
+        assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+        assert!(svg.len() < 20_000, "{} bytes", svg.len());
+    }
+
+    #[test]
+    fn curves_and_points_are_capped() {
+        let mut s = series();
+        s.points = (0..3 * MAX_POINTS)
+            .map(|i| Point {
+                x: i as f64,
+                y: i as f64,
+                label: String::new(),
+            })
+            .collect();
+        s.frontier = (0..s.points.len()).collect();
+        let many = vec![s; MAX_SERIES + 3];
+        let svg = pareto(&many, "run 1");
+        assert_eq!(svg.matches(r##"<g class="series""##).count(), MAX_SERIES);
+        assert_eq!(
+            svg.matches(r##"class="point frontier""##).count(),
+            MAX_SERIES * MAX_POINTS
+        );
+        assert!(svg.contains("only the first 500 of 1500 points are plotted"));
+        assert!(svg.contains("(only the first 32 of 35 curves are plotted)"));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `retry.rs` around every call.
 use super::GitHubError;
 use super::retry::{RetryPolicy, Sleeper, TokioSleeper, Verdict, requested_wait};
-use crate::config::server::Secret;
+use crate::config::server::{InputLimits, Secret};
 use bytes::Bytes;
 use http::{HeaderMap, Method};
 use http_body_util::BodyExt;
@@ -47,6 +47,7 @@ pub struct GitHub {
     sleeper: Arc<dyn Sleeper>,
     /// The login sweepgate writes as, read once (`docs/contracts.md` §4).
     own_login: Arc<tokio::sync::OnceCell<String>>,
+    limits: InputLimits,
 }
 
 impl GitHub {
@@ -90,7 +91,15 @@ impl GitHub {
             policy: cfg.policy,
             sleeper,
             own_login: Arc::default(),
+            limits: InputLimits::default(),
         })
+    }
+
+    /// With these size caps on file reads and artifacts (the server's
+    /// configuration) instead of the defaults.
+    pub fn with_limits(mut self, limits: InputLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Whether this client is a GitHub App (not a personal token).
@@ -136,6 +145,7 @@ impl GitHub {
                 is_app: self.is_app,
                 login: self.own_login.clone(),
             }),
+            limits: self.limits,
         }
     }
 }
@@ -188,6 +198,7 @@ pub struct Api {
     policy: RetryPolicy,
     sleeper: Arc<dyn Sleeper>,
     me: Arc<Me>,
+    limits: InputLimits,
 }
 
 /// Who sweepgate is on GitHub, read once and shared by every [`Api`].
@@ -225,6 +236,11 @@ impl Api {
             })
             .await
             .cloned()
+    }
+
+    /// The size caps reads through this client honour.
+    pub(crate) fn limits(&self) -> InputLimits {
+        self.limits
     }
 
     /// Sends with the retry policy; a non-success answer is an error.

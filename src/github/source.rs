@@ -1,6 +1,10 @@
 //! The repository source on the GitHub API: the same trait the command line
 //! implements on a local clone, so the server and `sweepgate check` read a
 //! benchmark repository through one interface.
+//!
+//! Every file read is capped (`InputLimits::for_path`: scripts, YAML files,
+//! any file): the size GitHub reports is checked before the content is
+//! fetched, and a file over its cap is refused with its name and the cap.
 use super::{Api, GitHubError};
 use crate::repo::{
     BoxFuture, ChangedFile, Comparison, EntryKind, FileStatus, RepoError, RepoSource, TreeEntry,
@@ -56,6 +60,8 @@ struct Contents {
     content: String,
     #[serde(default)]
     encoding: String,
+    #[serde(default)]
+    size: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -64,6 +70,8 @@ struct Blob {
     content: String,
     #[serde(default)]
     encoding: String,
+    #[serde(default)]
+    size: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -109,6 +117,22 @@ struct CompareFile {
     deletions: u64,
     #[serde(default)]
     patch: Option<String>,
+}
+
+/// Refuses a file over its cap, naming it, its size and the setting.
+fn within_cap(
+    limits: &crate::config::server::InputLimits,
+    rev: &str,
+    path: &str,
+    size: u64,
+) -> Result<(), RepoError> {
+    let (cap, setting) = limits.for_path(path);
+    if size > cap {
+        return Err(RepoError::remote(format!(
+            "{path} at {rev} is {size} bytes, over the {cap}-byte cap ({setting}); it was not read"
+        )));
+    }
+    Ok(())
 }
 
 fn decode(content: &str, what: &str) -> Result<Vec<u8>, RepoError> {
@@ -171,19 +195,30 @@ impl RepoSource for GitHubSource {
                     kind: c.kind,
                 });
             }
-            if c.encoding == "base64" {
-                return decode(&c.content, &url);
-            }
-            // Files over 1 MB come without content: read the blob instead.
-            let blob_url = format!("{}/git/blobs/{}", self.prefix, seg(&c.sha));
-            let b: Blob = self.api.get(&blob_url).await.map_err(remote)?;
-            if b.encoding != "base64" {
-                return Err(RepoError::remote(format!(
-                    "{blob_url}: unexpected encoding `{}`",
-                    b.encoding
-                )));
-            }
-            decode(&b.content, &blob_url)
+            let limits = self.api.limits();
+            // The size GitHub reports, before the content is fetched or
+            // decoded; the decoded length is checked too.
+            let size = c.size.unwrap_or(c.content.len() as u64 / 4 * 3);
+            within_cap(&limits, rev, path, size)?;
+            let bytes = if c.encoding == "base64" {
+                decode(&c.content, &url)?
+            } else {
+                // Files over 1 MB come without content: read the blob instead.
+                let blob_url = format!("{}/git/blobs/{}", self.prefix, seg(&c.sha));
+                let b: Blob = self.api.get(&blob_url).await.map_err(remote)?;
+                if let Some(size) = b.size {
+                    within_cap(&limits, rev, path, size)?;
+                }
+                if b.encoding != "base64" {
+                    return Err(RepoError::remote(format!(
+                        "{blob_url}: unexpected encoding `{}`",
+                        b.encoding
+                    )));
+                }
+                decode(&b.content, &blob_url)?
+            };
+            within_cap(&limits, rev, path, bytes.len() as u64)?;
+            Ok(bytes)
         })
     }
 

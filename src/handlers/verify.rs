@@ -544,10 +544,10 @@ pub(crate) async fn assess(
     if let Some(base) = &services.public_url
         && !v.pareto.is_empty()
     {
-        v.plot_url = Some(format!(
-            "{base}/repos/{}/pulls/{pr}/pareto.svg?sha={head}",
-            scope.repo
-        ));
+        // Signed: the plot is readable without a dashboard login.
+        v.plot_url = Some(
+            crate::dashboard::links::signed_plot_url(store, base, &scope.repo, pr, head).await?,
+        );
     }
     Ok(v)
 }

@@ -2,10 +2,15 @@
 //! the lease alive while working, retry with exponential backoff and jitter
 //! (never sooner than a `Retry-After` the error carried), dead-letter after
 //! the last attempt, and on shutdown finish or give back what they hold.
+//! A job that panics fails like any other attempt (its worker goes on); a
+//! job whose worker died on every attempt (a crash of the process, each
+//! time) is dead-lettered when its last lease expires, never taken again.
 //! The SQL lives in `crate::store`; event semantics live in `crate::events`.
 use crate::store::{AfterFailure, Claimed, JobRow, Store, now_ms};
 use async_trait::async_trait;
+use futures::FutureExt;
 use rand::Rng;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Notify, watch};
@@ -143,9 +148,28 @@ struct Worker {
 
 impl Worker {
     async fn run(mut self) {
+        let mut buried_at: Option<tokio::time::Instant> = None;
         loop {
             if *self.shutdown.borrow() {
                 return;
+            }
+            // Jobs that crashed their worker on every attempt are never
+            // claimed again; dead-letter them so their PR's later jobs run.
+            if buried_at.is_none_or(|t| t.elapsed() >= self.cfg.poll) {
+                buried_at = Some(tokio::time::Instant::now());
+                match self.store.bury_crashed(now_ms()).await {
+                    Ok(0) => {}
+                    Ok(n) => {
+                        tracing::error!(
+                            jobs = n,
+                            "dead-lettered jobs whose worker crashed on every attempt"
+                        );
+                        crate::telemetry::jobs_crashed(n);
+                    }
+                    Err(e) => {
+                        tracing::warn!(worker = %self.id, error = %e, "burying crashed jobs failed")
+                    }
+                }
             }
             match self.store.claim(&self.id, now_ms(), self.cfg.lease).await {
                 Ok(Some(claimed)) => {
@@ -186,7 +210,10 @@ impl Worker {
 
     async fn work_in_span(&mut self, claimed: Claimed) {
         let started_ms = now_ms();
-        let run = self.runner.run(&self.store, &claimed.job);
+        // A panic fails this attempt only: the worker records it and goes on.
+        let run = AssertUnwindSafe(self.runner.run(&self.store, &claimed.job))
+            .catch_unwind()
+            .map(|r| r.unwrap_or_else(|panic| Err(panicked(panic.as_ref()))));
         tokio::pin!(run);
         let mut heartbeat = tokio::time::interval(self.cfg.lease / 3);
         heartbeat.tick().await;
@@ -258,6 +285,16 @@ impl Worker {
             Err(e) => tracing::warn!(error = %e, "could not record the job's end"),
         }
     }
+}
+
+/// A panic as a failed attempt, with its message.
+fn panicked(panic: &(dyn std::any::Any + Send)) -> JobFailure {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into());
+    JobFailure::transient(format!("the job panicked: {message}"), None)
 }
 
 #[cfg(test)]

@@ -1,22 +1,31 @@
 //! HTTP intake: the axum router, signature check, body limit, delivery
 //! de-duplication and health. It decides nothing about pull requests: a
 //! delivery is stored with its job and acknowledged; workers do the rest.
+//!
+//! Nothing about a request is trusted before its signature: a missing or
+//! malformed signature header is refused before the body is read; bodies
+//! are read against a deadline and a shared memory budget; deliveries in
+//! flight are limited (more are shed with 503, which the redelivery pass
+//! recovers); every request has a timeout.
 pub mod signature;
 
-use crate::config::server::Secret;
+use crate::config::server::{IntakeLimits, Secret};
 use crate::events::{self, Disposition};
 use crate::store::{DeliveryOutcome, Inserted, NewDelivery, NewJob, Store, StoreError, now_ms};
 use crate::telemetry;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::Body;
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use http_body_util::BodyExt;
 use serde_json::json;
 use std::sync::Arc;
 use sweepgate_core::ids::DeliveryId;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, Semaphore};
+use tower::ServiceBuilder;
 
 /// GitHub caps deliveries at 25 MB.
 pub(crate) const BODY_LIMIT: usize = 25 * 1024 * 1024;
@@ -28,6 +37,11 @@ pub struct AppState {
     /// Woken when a job is stored.
     pub wake: Arc<Notify>,
     pub max_attempts: u32,
+    intake: IntakeLimits,
+    /// Deliveries being handled; more are shed.
+    in_flight: Arc<Semaphore>,
+    /// KiB of bodies that may be buffered at once.
+    buffer: Arc<Semaphore>,
 }
 
 impl AppState {
@@ -37,18 +51,60 @@ impl AppState {
             secrets: Arc::new(secrets),
             wake,
             max_attempts: crate::queue::QueueConfig::default().max_attempts,
+            intake: IntakeLimits::default(),
+            in_flight: Arc::new(Semaphore::new(IntakeLimits::default().concurrency)),
+            buffer: Arc::new(Semaphore::new(kib(IntakeLimits::default().buffer_bytes))),
         }
+    }
+
+    /// With these limits instead of the defaults.
+    pub fn with_intake(mut self, intake: IntakeLimits) -> Self {
+        self.in_flight = Arc::new(Semaphore::new(intake.concurrency.max(1)));
+        self.buffer = Arc::new(Semaphore::new(kib(intake.buffer_bytes)));
+        self.intake = intake;
+        self
     }
 }
 
+/// A byte count as permits of 1 KiB; one delivery of GitHub's largest size
+/// always fits.
+fn kib(bytes: u64) -> usize {
+    let bytes = bytes.max(BODY_LIMIT as u64);
+    usize::try_from(bytes.div_ceil(1024))
+        .unwrap_or(usize::MAX)
+        .min(Semaphore::MAX_PERMITS)
+}
+
 pub fn router(state: AppState) -> Router {
+    let shed = ServiceBuilder::new()
+        .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
+            error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many deliveries at once; nothing was stored",
+            )
+        }))
+        .load_shed()
+        .layer(tower::limit::GlobalConcurrencyLimitLayer::with_semaphore(
+            state.in_flight.clone(),
+        ));
     Router::new()
-        .route("/webhook", post(webhook))
+        .route("/webhook", post(webhook).layer(shed))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)
+}
+
+/// Every request of `app` gets `limits.request_timeout` (then 408), and its
+/// body `limits.body_timeout` in total (a sender that trickles is cut off).
+pub fn with_timeouts(app: Router, limits: &IntakeLimits) -> Router {
+    app.layer(tower_http::timeout::RequestBodyDeadlineLayer::new(
+        limits.body_timeout,
+    ))
+    .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+        StatusCode::REQUEST_TIMEOUT,
+        limits.request_timeout,
+    ))
 }
 
 fn reply(status: StatusCode, body: serde_json::Value) -> Response {
@@ -72,10 +128,72 @@ fn valid_token(s: &str, max: usize) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
 }
 
-async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+/// The body, within GitHub's size cap and the shared buffer budget (the
+/// permit is held until the delivery is answered).
+async fn read_body(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(Vec<u8>, tokio::sync::OwnedSemaphorePermit), Response> {
+    let too_large = || {
+        error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the body is over GitHub's {BODY_LIMIT}-byte cap"),
+        )
+    };
+    // hyper knows the length from `Content-Length`; a body built in
+    // process knows its own.
+    let declared = axum::body::HttpBody::size_hint(&body).exact().or_else(|| {
+        header_str(headers, header::CONTENT_LENGTH.as_str())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    });
+    if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
+        return Err(too_large());
+    }
+    let reserve = declared.unwrap_or(BODY_LIMIT as u64);
+    let permits = u32::try_from(reserve.div_ceil(1024).max(1)).unwrap_or(u32::MAX);
+    let Ok(permit) = state.buffer.clone().try_acquire_many_owned(permits) else {
+        return Err(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many delivery bytes in flight; nothing was stored",
+        ));
+    };
+    let mut buf = Vec::with_capacity(reserve.min(BODY_LIMIT as u64) as usize);
+    let mut body = body;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return Err(error(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the body did not arrive within {} s",
+                    state.intake.body_timeout.as_secs()
+                ),
+            ));
+        };
+        if let Ok(data) = frame.into_data() {
+            if buf.len() + data.len() > BODY_LIMIT {
+                return Err(too_large());
+            }
+            buf.extend_from_slice(&data);
+        }
+    }
+    Ok((buf, permit))
+}
+
+async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
     let received_at = now_ms();
+    // Before a byte of the body: a request with no well-formed signature
+    // is not from GitHub.
     let sig = headers.get("x-hub-signature-256").map(|v| v.as_bytes());
-    if let Err(e) = signature::verify(sig, &body, &state.secrets) {
+    let digest = match signature::digest(sig) {
+        Ok(d) => d,
+        Err(e) => return error(StatusCode::UNAUTHORIZED, e.to_string()),
+    };
+    let (body, _permit) = match read_body(&state, &headers, body).await {
+        Ok(b) => b,
+        Err(resp) => return resp,
+    };
+    if let Err(e) = signature::verify_digest(&digest, &body, &state.secrets) {
         return error(StatusCode::UNAUTHORIZED, e.to_string());
     }
     let Some(event) = header_str(&headers, "x-github-event") else {
@@ -168,7 +286,7 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
 
 /// GitHub sends JSON, or a form with the JSON in `payload=` when the hook is
 /// configured that way; the signature covers the raw body either way.
-fn json_payload(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Box<Response>> {
+fn json_payload(headers: &HeaderMap, body: &[u8]) -> Result<Vec<u8>, Box<Response>> {
     let ctype = header_str(headers, header::CONTENT_TYPE.as_str())
         .unwrap_or("application/json")
         .split(';')
@@ -195,7 +313,7 @@ fn json_payload(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Box<Respon
 }
 
 fn unavailable(e: &StoreError) -> Response {
-    tracing::error!(error = %e, "storage failed; asking GitHub to redeliver");
+    tracing::error!(error = %e, "storage failed; the redelivery pass will ask GitHub for this delivery again");
     error(
         StatusCode::SERVICE_UNAVAILABLE,
         "storage unavailable; the delivery was not stored",

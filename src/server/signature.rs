@@ -14,18 +14,34 @@ pub(crate) enum SignatureError {
     Mismatch,
 }
 
-/// Ok with the index of the secret that matched.
-pub(crate) fn verify(
-    header: Option<&[u8]>,
-    body: &[u8],
-    secrets: &[Secret],
-) -> Result<usize, SignatureError> {
+/// The digest a well-formed header carries: checked before the body is
+/// read, so a request without one costs nothing.
+pub(crate) fn digest(header: Option<&[u8]>) -> Result<[u8; 32], SignatureError> {
     let header = header.ok_or(SignatureError::Missing)?;
     let hex_part = header
         .strip_prefix(b"sha256=")
         .ok_or(SignatureError::Malformed)?;
     let mut expected = [0u8; 32];
     hex::decode_to_slice(hex_part, &mut expected).map_err(|_| SignatureError::Malformed)?;
+    Ok(expected)
+}
+
+/// Ok with the index of the secret that matched.
+#[cfg(test)]
+pub(crate) fn verify(
+    header: Option<&[u8]>,
+    body: &[u8],
+    secrets: &[Secret],
+) -> Result<usize, SignatureError> {
+    verify_digest(&digest(header)?, body, secrets)
+}
+
+/// `verify` with the header already parsed.
+pub(crate) fn verify_digest(
+    expected: &[u8; 32],
+    body: &[u8],
+    secrets: &[Secret],
+) -> Result<usize, SignatureError> {
     // Check every secret (no early exit) so timing does not reveal which one
     // of several matched.
     let mut found = None;
@@ -34,7 +50,7 @@ pub(crate) fn verify(
             continue;
         };
         mac.update(body);
-        if mac.verify_slice(&expected).is_ok() && found.is_none() {
+        if mac.verify_slice(expected).is_ok() && found.is_none() {
             found = Some(i);
         }
     }

@@ -25,8 +25,8 @@ pub enum Backend {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The database cannot be reached: the caller should answer 503 so that
-    /// GitHub redelivers.
+    /// The database cannot be reached: the caller should answer 503 (the
+    /// delivery fails, and the redelivery pass asks GitHub for it again).
     #[error("database unavailable: {0}")]
     Unavailable(#[source] sqlx::Error),
     #[error("database error: {0}")]
@@ -175,6 +175,9 @@ pub struct Claimed {
     pub job: JobRow,
     pub token: i64,
 }
+
+/// The last error of a job whose worker died on every attempt.
+pub const CRASHED: &str = "the worker crashed on it";
 
 /// What to do with a job whose attempt failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -370,6 +373,9 @@ pub trait Storage: Send + Sync + 'static {
         error: &str,
         next: AfterFailure,
     ) -> Result<bool, StoreError>;
+    /// Dead-letters every job whose lease expired on its last attempt (its
+    /// worker died with it, every time): [`CRASHED`]. The number buried.
+    async fn bury_crashed(&self, now: i64) -> Result<u64, StoreError>;
     /// Gives the job back without counting the attempt (shutdown).
     async fn release(&self, claimed: &Claimed, now: i64) -> Result<bool, StoreError>;
     /// Puts a dead-lettered job back in the queue with fresh attempts.
@@ -417,6 +423,15 @@ pub trait Storage: Send + Sync + 'static {
         value: &str,
         now: i64,
     ) -> Result<(), StoreError>;
+    /// Stores `value` unless the key has one; the value stored either way
+    /// (so replicas racing to create a key all end up with the same).
+    async fn kv_put_if_absent(
+        &self,
+        namespace: &str,
+        key: &str,
+        value: &str,
+        now: i64,
+    ) -> Result<String, StoreError>;
 }
 
 /// Durability of SQLite commits (`docs/operations.md`).

@@ -32,7 +32,8 @@ fn claim_sql(lock_clause: &str) -> String {
          lease_owner = $2, lease_until = $3, updated_at = $4 \
          WHERE id = (SELECT j.id FROM jobs j \
             WHERE ((j.state = 'pending' AND j.run_after <= $4) \
-                OR (j.state = 'running' AND j.lease_until < $4)) \
+                OR (j.state = 'running' AND j.lease_until < $4 \
+                    AND j.attempts < j.max_attempts)) \
               AND (j.serial_key IS NULL OR NOT EXISTS ( \
                   SELECT 1 FROM jobs e WHERE e.serial_key = j.serial_key AND e.id < j.id \
                   AND e.state IN ('pending', 'running'))) \
@@ -368,6 +369,20 @@ macro_rules! sql_store {
                 Ok(n == 1)
             }
 
+            async fn bury_crashed(&self, now: i64) -> Result<u64, StoreError> {
+                Ok(sqlx::query(
+                    "UPDATE jobs SET state = 'dead', finished_at = $1, updated_at = $1, \
+                     lease_until = NULL, last_error = $2 || ' (the lease of attempt ' || \
+                     CAST(attempts AS TEXT) || ' of ' || CAST(max_attempts AS TEXT) || ' expired)' \
+                     WHERE state = 'running' AND lease_until < $1 AND attempts >= max_attempts",
+                )
+                .bind(now)
+                .bind(CRASHED)
+                .execute(&self.pool)
+                .await?
+                .rows_affected())
+            }
+
             async fn release(&self, c: &Claimed, now: i64) -> Result<bool, StoreError> {
                 let n = sqlx::query(
                     "UPDATE jobs SET state = 'pending', attempts = attempts - 1, \
@@ -660,6 +675,27 @@ macro_rules! sql_store {
                 .execute(&self.pool)
                 .await?;
                 Ok(())
+            }
+
+            async fn kv_put_if_absent(
+                &self,
+                ns: &str,
+                key: &str,
+                value: &str,
+                now: i64,
+            ) -> Result<String, StoreError> {
+                sqlx::query(
+                    "INSERT INTO kv (namespace, key, value, updated_at) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (namespace, key) DO NOTHING",
+                )
+                .bind(ns)
+                .bind(key)
+                .bind(value)
+                .bind(now)
+                .execute(&self.pool)
+                .await?;
+                // Just written or kept: it is there.
+                Ok(self.kv_get(ns, key).await?.unwrap_or_default())
             }
         }
     };

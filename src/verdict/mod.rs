@@ -2,6 +2,7 @@
 //! `templates/verdict.md`), its marker, the superseded form of an old
 //! head's comment, the `codeowner-signoff-verify` commit status, and the
 //! data of the `sweepgate / verdict` check run.
+pub(crate) mod artifacts;
 pub mod local;
 pub(crate) mod remote;
 

@@ -5,13 +5,12 @@
 //! comments, roles, team memberships, the pinned run with its artifacts,
 //! upstream recipe PRs, acknowledgements).
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Read;
 
 use chrono::NaiveDate;
 use futures::{StreamExt, TryStreamExt};
 
 use super::LocalError;
-use super::local::{GithubFacts, PolicyAt, add_artifact_file, read_trees, snapshot_from_trees};
+use super::local::{GithubFacts, PolicyAt, read_trees, snapshot_from_trees};
 use crate::events::HandlerError;
 use crate::github::{Api, GitHubError, GitHubSource};
 use crate::handlers::authored::Authored;
@@ -20,8 +19,8 @@ use crate::store::SweepRow;
 use sweepgate_core::checks::c03_upstream;
 use sweepgate_core::checks::c04_reuse::newest_authorized;
 use sweepgate_core::checks::snapshot::{
-    ArtifactInfo, CheckRun, Comment, PinnedRun, PullRequest, RunArtifacts, Signoff, SignoffKind,
-    Snapshot, UpstreamPr,
+    ArtifactInfo, CheckRun, Comment, PinnedRun, PullRequest, Signoff, SignoffKind, Snapshot,
+    UpstreamPr,
 };
 use sweepgate_core::checks::{command_lines, verifier};
 use sweepgate_core::config::RepoConfig;
@@ -77,11 +76,6 @@ async fn dispatched_check_runs(
         out.push((s.head_sha.clone(), runs));
     }
     Ok(out)
-}
-
-/// Artifacts whose contents the checks read (`results-and-ingestion.md`).
-fn wanted_artifact(name: &str) -> bool {
-    matches!(name, "results_bmk" | "eval_results_all") || name.starts_with("bmk_agentic_")
 }
 
 fn tree_error(e: LocalError) -> HandlerError {
@@ -270,58 +264,6 @@ async fn find_run(
     Ok(runs.into_iter().find(|r| commits.contains(&r.head_sha)))
 }
 
-/// Downloads and reads the run's result artifacts; an archive or file
-/// that cannot be read is noted, never guessed at.
-async fn read_run_artifacts(
-    api: &Api,
-    repo: &RepoName,
-    list: &[crate::github::Artifact],
-    notes: &mut Vec<String>,
-) -> Result<RunArtifacts, GitHubError> {
-    let wanted: Vec<(u64, String)> = list
-        .iter()
-        .filter(|a| !a.expired && wanted_artifact(&a.name))
-        .map(|a| (a.id, a.name.clone()))
-        .collect();
-    let archives: Vec<(String, bytes::Bytes)> = futures::stream::iter(wanted)
-        .map(|(id, name)| async move {
-            let z = api.artifact_zip(repo, id).await?;
-            Ok::<_, GitHubError>((name, z))
-        })
-        .buffered(8)
-        .try_collect()
-        .await?;
-    let mut out = RunArtifacts::default();
-    for (name, zip_bytes) in archives {
-        let mut archive = match zip::ZipArchive::new(std::io::Cursor::new(zip_bytes)) {
-            Ok(a) => a,
-            Err(e) => {
-                notes.push(format!("artifact {name} is not a zip archive: {e}"));
-                continue;
-            }
-        };
-        for i in 0..archive.len() {
-            let Ok(mut f) = archive.by_index(i) else {
-                continue;
-            };
-            let file = f.name().to_owned();
-            if !file.ends_with(".json") {
-                continue;
-            }
-            let mut text = String::new();
-            if let Err(e) = f.read_to_string(&mut text) {
-                notes.push(format!("artifact {name}: {file} could not be read: {e}"));
-                continue;
-            }
-            let base = file.rsplit('/').next().unwrap_or(&file);
-            if let Err(e) = add_artifact_file(&mut out, base, &text) {
-                notes.push(format!("artifact {name}: {file} is not JSON: {e}"));
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// Builds the snapshot.
 pub(crate) async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, HandlerError> {
     let repo = req.repo;
@@ -410,7 +352,7 @@ pub(crate) async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, Handl
         Some(run) => {
             let list = api.run_artifact_ids(repo, run.id).await?;
             let timeline = api.label_events(repo, req.pr).await?;
-            let rows = read_run_artifacts(api, repo, &list, &mut notes).await?;
+            let rows = super::artifacts::read_run_artifacts(api, repo, &list, &mut notes).await?;
             let mut run_files = BTreeMap::new();
             for m in &req.cfg.paths.master_configs {
                 if let Some(b) = crate::repo::read_optional(&src, &run.head_sha, m)
@@ -547,15 +489,5 @@ mod tests {
         assert!(needs_role("thanks\n/ack-check 3 fine", &reuse));
         assert!(!needs_role("`/use 1` in code", &reuse));
         assert!(!needs_role("/verify", &reuse));
-    }
-
-    #[test]
-    fn only_result_artifacts_are_downloaded() {
-        assert!(wanted_artifact("results_bmk"));
-        assert!(wanted_artifact("eval_results_all"));
-        assert!(wanted_artifact(
-            "bmk_agentic_dsv41flash_fp4_sglang_tp4_c1_gb300-nv"
-        ));
-        assert!(!wanted_artifact("changelog-metadata"));
     }
 }

@@ -168,3 +168,83 @@ async fn github_and_local_git_sources_agree() {
         Err(RepoError::NoSuchRevision { .. })
     ));
 }
+
+/// Reads over a cap are refused with the file's name and the cap, before
+/// the content is fetched: a 7 MB script is never downloaded or decoded.
+#[tokio::test]
+async fn files_over_their_cap_are_refused_with_their_name_and_the_cap() {
+    let (sandbox, _) = Sandbox::start().await.unwrap();
+    sandbox.add_org(OWNER);
+    let big_script = format!("#!/bin/bash\n{}", "echo x\n".repeat(1_050_000));
+    let big_yaml = format!("a:\n{}", "  - 1\n".repeat(120_000));
+    sandbox
+        .add_repo(
+            OWNER,
+            REPO,
+            "main",
+            [
+                ("benchmarks/huge.sh", big_script.as_bytes()),
+                (
+                    "benchmarks/small.sh",
+                    b"#!/bin/bash\nvllm serve x\n".as_slice(),
+                ),
+                ("configs/big.yaml", big_yaml.as_bytes()),
+                ("docs/notes.md", big_yaml.as_bytes()),
+            ],
+        )
+        .unwrap();
+    let inst = sandbox.install_app(OWNER);
+    let limits = sweepgate::config::server::InputLimits {
+        max_script_bytes: 1024 * 1024,
+        max_yaml_bytes: 512 * 1024,
+        max_blob_bytes: 8 * 1024 * 1024,
+        ..Default::default()
+    };
+    let gh = common::transcript::github_for(&sandbox).with_limits(limits);
+    let remote = GitHubSource::new(
+        gh.installation(InstallationId(inst)).unwrap(),
+        RepoName::new(OWNER, REPO),
+    )
+    .unwrap();
+    let err = remote
+        .read_file("main", "benchmarks/huge.sh")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!(
+            "benchmarks/huge.sh at main is {} bytes, over the 1048576-byte cap (max-script-bytes)",
+            big_script.len()
+        )),
+        "{err}"
+    );
+    let err = remote
+        .read_file("main", "configs/big.yaml")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(
+            "configs/big.yaml at main is 720003 bytes, over the 524288-byte cap (max-yaml-bytes)"
+        ),
+        "{err}"
+    );
+    // The content of a refused file was never fetched.
+    assert!(
+        sandbox
+            .requests_matching("GET", &format!("/repos/{OWNER}/{REPO}/git/blobs"))
+            .is_empty()
+    );
+    // Under their caps, files read as before.
+    assert_eq!(
+        remote
+            .read_file("main", "benchmarks/small.sh")
+            .await
+            .unwrap(),
+        b"#!/bin/bash\nvllm serve x\n"
+    );
+    assert_eq!(
+        remote.read_file("main", "docs/notes.md").await.unwrap(),
+        big_yaml.as_bytes()
+    );
+}

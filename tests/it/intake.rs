@@ -6,6 +6,7 @@ use crate::common;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use common::{TestDb, data_dir, on_both};
+use futures::StreamExt;
 use std::sync::Arc;
 use sweepgate::config::server::Secret;
 use sweepgate::events::{Disposition, disposition};
@@ -455,5 +456,112 @@ async fn metrics_count_deliveries_and_show_queue_depth() {
         text.contains(r#"sweepgate_queue_jobs{state="pending"} 1"#),
         "{text}"
     );
+    db.cleanup().await;
+}
+
+/// A body that sends one chunk and then nothing, ever.
+fn stalled_body() -> Body {
+    let first = futures::stream::once(async {
+        Ok::<_, std::io::Error>(bytes::Bytes::from_static(b"{\"zen\":"))
+    });
+    Body::from_stream(first.chain(futures::stream::pending()))
+}
+
+fn stalled_post(signature: Option<&str>, length: usize) -> Request<Body> {
+    let mut req = Request::post("/webhook")
+        .header("content-type", "application/json")
+        .header("x-github-event", "ping")
+        .header("x-github-delivery", "stalled")
+        .header("content-length", length.to_string());
+    if let Some(s) = signature {
+        req = req.header("x-hub-signature-256", s);
+    }
+    req.body(stalled_body()).unwrap()
+}
+
+/// Only a hang would take this long.
+const HANG: std::time::Duration = std::time::Duration::from_secs(20);
+
+#[tokio::test]
+async fn a_missing_or_malformed_signature_is_refused_before_the_body_is_read() {
+    let db = TestDb::sqlite().await;
+    let app = make_app(db.store.clone());
+    for sig in [None, Some("sha1=abc"), Some("sha256=xyz")] {
+        let resp = tokio::time::timeout(HANG, app.clone().oneshot(stalled_post(sig, 1000)))
+            .await
+            .unwrap_or_else(|_| panic!("{sig:?}: the intake waited for the body"))
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "{sig:?}");
+    }
+    // A declared length over GitHub's cap is refused before reading too.
+    let sig = sign(SECRET, b"x");
+    let resp = tokio::time::timeout(
+        HANG,
+        app.clone()
+            .oneshot(stalled_post(Some(&sig), 26 * 1024 * 1024)),
+    )
+    .await
+    .expect("the intake waited for the body")
+    .unwrap();
+    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    db.cleanup().await;
+}
+
+#[tokio::test]
+async fn deliveries_over_the_concurrency_limit_or_the_buffer_budget_are_shed() {
+    use sweepgate::config::server::IntakeLimits;
+    let db = TestDb::sqlite().await;
+    let sig = sign(SECRET, b"x");
+    let limited = |intake: IntakeLimits| {
+        router(
+            AppState::new(
+                db.store.clone(),
+                vec![Secret::new(SECRET)],
+                Arc::new(Notify::new()),
+            )
+            .with_intake(intake),
+        )
+    };
+    // One delivery at a time: a second one while the first is being read
+    // is answered 503 at once.
+    let app = limited(IntakeLimits {
+        concurrency: 1,
+        ..IntakeLimits::default()
+    });
+    let first = tokio::spawn(app.clone().oneshot(stalled_post(Some(&sig), 1000)));
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let (status, json) = tokio::time::timeout(
+        HANG,
+        Post::signed("ping", "second", br#"{"zen":"z"}"#.to_vec()).send(&app),
+    )
+    .await
+    .expect("the second delivery waited");
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        json["error"],
+        "too many deliveries at once; nothing was stored"
+    );
+    first.abort();
+
+    // 25 MiB of bodies at once (the smallest budget: one delivery of
+    // GitHub's largest size): a second large body is shed.
+    let app = limited(IntakeLimits {
+        buffer_bytes: 0,
+        ..IntakeLimits::default()
+    });
+    let big = 20 * 1024 * 1024;
+    let first = tokio::spawn(app.clone().oneshot(stalled_post(Some(&sig), big)));
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let resp = tokio::time::timeout(HANG, app.clone().oneshot(stalled_post(Some(&sig), big)))
+        .await
+        .expect("the second delivery waited")
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
+    // A small one still fits beside the first.
+    let (status, _) = Post::signed("ping", "small", br#"{"zen":"z"}"#.to_vec())
+        .send(&app)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    first.abort();
     db.cleanup().await;
 }

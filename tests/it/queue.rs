@@ -35,6 +35,11 @@ fn fast() -> QueueConfig {
     }
 }
 
+/// A pool of `cfg`'s workers over `s` running `runner`.
+fn pool(s: &Store, runner: Arc<Scripted>, cfg: QueueConfig) -> WorkerPool {
+    WorkerPool::start(s.clone(), runner, cfg, Arc::new(Notify::new()), "t")
+}
+
 async fn wait_for<F: Fn(&JobRow) -> bool>(store: &Store, id: JobId, pred: F) -> JobRow {
     let start = Instant::now();
     loop {
@@ -59,6 +64,8 @@ struct Scripted {
     permanent: Vec<String>,
     retry_after: Option<Duration>,
     block: bool,
+    /// Payloads whose every run panics.
+    panics: Vec<String>,
 }
 
 #[async_trait]
@@ -72,6 +79,9 @@ impl JobRunner for Scripted {
         };
         if self.block {
             tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        if self.panics.contains(&job.payload) {
+            panic!("index out of bounds in {}", job.payload);
         }
         if self.permanent.contains(&job.payload) {
             return Err(JobFailure::permanent("cannot ever work"));
@@ -267,6 +277,79 @@ async fn shutdown_gives_back_unfinished_jobs() {
         let row = s.job(id).await.unwrap().unwrap();
         assert_eq!(row.state, "pending");
         assert_eq!(row.attempts, 0, "a released attempt does not count");
+        db
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_job_whose_worker_crashed_on_every_attempt_is_dead_lettered_not_run_again() {
+    on_both(|db: TestDb| async move {
+        let s = db.store.clone();
+        let poison = s
+            .enqueue(&job("k", Some("o/r#9"), "poison"), now_ms())
+            .await
+            .unwrap();
+        let next = s
+            .enqueue(&job("k", Some("o/r#9"), "next"), now_ms())
+            .await
+            .unwrap();
+        // Three processes took it and died with it (`max_attempts` is 3).
+        for _ in 0..3 {
+            let c = s
+                .claim("doomed", now_ms(), Duration::from_millis(1))
+                .await
+                .unwrap()
+                .expect("the job is claimable again after its lease expired");
+            assert_eq!(c.job.id, poison.0 as i64);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let runner = Arc::new(Scripted::default());
+        let workers = pool(&s, runner.clone(), fast());
+        let dead = wait_for(&s, poison, |r| r.state == "dead").await;
+        // The PR's next job is not stuck behind it.
+        wait_for(&s, next, |r| r.state == "done").await;
+        workers.shutdown().await;
+        assert_eq!(runner.runs(poison), 0, "{}: a fourth run", db.name);
+        assert_eq!(dead.attempts, 3);
+        assert_eq!(
+            dead.last_error.as_deref(),
+            Some("the worker crashed on it (the lease of attempt 3 of 3 expired)")
+        );
+        db
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_panicking_job_is_retried_then_dead_lettered_and_the_worker_goes_on() {
+    on_both(|db: TestDb| async move {
+        let s = db.store.clone();
+        let boom = s.enqueue(&job("k", None, "boom"), now_ms()).await.unwrap();
+        let runner = Arc::new(Scripted {
+            panics: vec!["boom".into()],
+            ..Scripted::default()
+        });
+        // One worker: if the panic ended it, nothing after would run.
+        let workers = pool(
+            &s,
+            runner.clone(),
+            QueueConfig {
+                workers: 1,
+                ..fast()
+            },
+        );
+        let dead = wait_for(&s, boom, |r| r.state == "dead").await;
+        let after = s.enqueue(&job("k", None, "fine"), now_ms()).await.unwrap();
+        let done = wait_for(&s, after, |r| r.state == "done").await;
+        workers.shutdown().await;
+        assert_eq!(runner.runs(boom), 3, "{}", db.name);
+        assert_eq!(dead.attempts, 3);
+        assert_eq!(
+            dead.last_error.as_deref(),
+            Some("the job panicked: index out of bounds in boom")
+        );
+        assert_eq!(done.outcome.as_deref(), Some("ok after 1"));
         db
     })
     .await;

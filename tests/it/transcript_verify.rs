@@ -754,18 +754,46 @@ async fn the_dashboard_shows_the_verdict_its_rows_and_the_pareto_plot() {
     let pr = seed.pr.number;
     let signoff = seed.signoff.clone();
     let (_, verdict) = seed.sign(&signoff).await;
-    // The comment links the plot on the dashboard.
-    let plot = format!(
-        "https://sweepgate.example.com/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg?sha={}",
+    // The comment links the plot on the dashboard, signed for this
+    // repository, PR and SHA (`docs/contracts.md` §4).
+    let prefix = format!(
+        "Pareto plot of the assessed curves: https://sweepgate.example.com/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg?sha={}&sig=",
         seed.head
     );
+    let line = verdict
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no signed plot link in\n{verdict}"));
+    let sig = &line[prefix.len()..];
+    assert_eq!(sig.len(), 64, "{line}");
     assert!(
-        verdict.ends_with(&format!(
-            "Pareto plot of the assessed curves: {plot}\n\nAssessed commit: {}.",
-            seed.head
-        )),
+        verdict.ends_with(&format!("{line}\n\nAssessed commit: {}.", seed.head)),
         "{verdict}"
     );
+    // Followed from GitHub, the link works without a login ...
+    let link = &line["Pareto plot of the assessed curves: https://sweepgate.example.com".len()..];
+    let (status, svg) = seed.w.page_without_login(link).await;
+    assert_eq!(status, 200, "{svg}");
+    assert!(svg.starts_with("<svg"), "{svg}");
+    // ... but only for what it was signed for; the rest needs a login.
+    let other_pr = link.replace(&format!("/pulls/{pr}/"), &format!("/pulls/{}/", pr + 1));
+    let other_sha = link.replace(&seed.head, &"0".repeat(40));
+    for forged in [other_pr, other_sha] {
+        let (status, body) = seed.w.page_without_login(&forged).await;
+        assert_eq!(status, 403, "{forged}: {body}");
+    }
+    for private in [
+        format!(
+            "/repos/{OWNER}/{REPO}/pulls/{pr}/pareto.svg?sha={}",
+            seed.head
+        ),
+        format!("/repos/{OWNER}/{REPO}/pulls/{pr}"),
+        "/".to_string(),
+        "/queue".to_string(),
+    ] {
+        let (status, _) = seed.w.page_without_login(&private).await;
+        assert_eq!(status, 303, "{private} redirects to the login");
+    }
 
     // The PR page: the verdict with its 18 rows and the inline plot.
     let (status, html) = seed

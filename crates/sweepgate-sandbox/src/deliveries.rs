@@ -2,7 +2,10 @@
 //! fixtures (with `installation`, `repository`, `sender`), signed with
 //! `X-Hub-Signature-256`. They wait in an outbox and are either posted by a
 //! background worker to a configured URL (retrying while the receiver is
-//! down) or taken by a test that posts them itself.
+//! down, or, like GitHub, once: a failed delivery stays failed until it is
+//! redelivered through `POST /app/hook/deliveries/{id}/attempts`) or taken
+//! by a test that posts them itself. Every attempt the worker makes is in
+//! the App's delivery log (`GET /app/hook/deliveries`).
 use super::state::{AccountKind, World};
 use hmac::{Hmac, Mac};
 use rand::Rng;
@@ -94,7 +97,20 @@ pub enum DeliveryMode {
     Push(String),
 }
 
-#[derive(Debug, Default)]
+/// One attempt to deliver, as GitHub's delivery log lists it.
+#[derive(Debug, Clone)]
+pub struct HookAttempt {
+    pub id: u64,
+    /// Index of the delivery in the outbox.
+    pub delivery: usize,
+    pub delivered_at: chrono::DateTime<chrono::Utc>,
+    pub redelivery: bool,
+    pub duration: f64,
+    /// The receiver's status; 0 when it never answered.
+    pub status_code: u16,
+}
+
+#[derive(Debug)]
 pub(crate) struct Outbox {
     pub all: Vec<Delivery>,
     /// Indices into `all` not yet delivered or taken, oldest first.
@@ -104,6 +120,49 @@ pub(crate) struct Outbox {
     /// Event names the app is subscribed to; `None` means all.
     pub subscribed: Option<Vec<String>>,
     pub paused: bool,
+    /// Retry a failed delivery until the receiver takes it (the sandbox's
+    /// convenience); `false` fails it for good after one attempt, as GitHub.
+    pub retry_failed: bool,
+    /// The delivery log, oldest first.
+    pub attempts: Vec<HookAttempt>,
+    /// Deliveries queued again by a redelivery request.
+    pub redeliveries: std::collections::HashSet<usize>,
+}
+
+impl Default for Outbox {
+    fn default() -> Self {
+        Self {
+            all: Vec::new(),
+            pending: VecDeque::new(),
+            mode: DeliveryMode::default(),
+            next_attempt_at: None,
+            subscribed: None,
+            paused: false,
+            retry_failed: true,
+            attempts: Vec::new(),
+            redeliveries: Default::default(),
+        }
+    }
+}
+
+impl Outbox {
+    /// Queues the delivery of log attempt `id` again; `false` when there is
+    /// no such attempt.
+    pub(crate) fn redeliver(&mut self, id: u64) -> bool {
+        let Some(idx) = self
+            .attempts
+            .iter()
+            .find(|a| a.id == id)
+            .map(|a| a.delivery)
+        else {
+            return false;
+        };
+        if !self.pending.contains(&idx) {
+            self.pending.push_back(idx);
+        }
+        self.redeliveries.insert(idx);
+        true
+    }
 }
 
 impl World {
@@ -223,8 +282,19 @@ pub(crate) async fn run_worker(shared: std::sync::Weak<super::Shared>) {
         let Some((idx, delivery, url)) = job else {
             continue;
         };
+        let started = Instant::now();
         let result = delivery.post(&client, &url).await;
         let mut w = shared.lock_world();
+        let attempt = HookAttempt {
+            id: 30_000_000_000 + w.outbox.attempts.len() as u64 + 1,
+            delivery: idx,
+            delivered_at: chrono::Utc::now(),
+            redelivery: w.outbox.redeliveries.remove(&idx),
+            duration: started.elapsed().as_secs_f64(),
+            status_code: *result.as_ref().unwrap_or(&0),
+        };
+        w.outbox.attempts.push(attempt);
+        let retry = w.outbox.retry_failed;
         let attempts = {
             let Some(d) = w.outbox.all.get_mut(idx) else {
                 continue;
@@ -241,7 +311,11 @@ pub(crate) async fn run_worker(shared: std::sync::Weak<super::Shared>) {
                     d.last_error = Some(e.to_string());
                 }
             }
-            if d.delivered { None } else { Some(d.attempts) }
+            if d.delivered || !retry {
+                None
+            } else {
+                Some(d.attempts)
+            }
         };
         match attempts {
             None => {

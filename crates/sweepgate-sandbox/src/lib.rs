@@ -25,6 +25,7 @@ mod routes;
 mod scenario;
 mod state;
 
+pub use deliveries::HookAttempt;
 pub(crate) use deliveries::{Delivery, DeliveryMode};
 pub use faults::{Fault, FaultKind};
 pub use git::{hash_object, sha1_hex, unified_diff};
@@ -112,6 +113,8 @@ pub struct RecordedRequest {
     pub caller: Option<String>,
     /// The injected fault, when one answered.
     pub fault: Option<String>,
+    /// The JSON answer (`None` for an empty or non-JSON one).
+    pub response: Option<Value>,
 }
 
 pub(crate) struct Shared {
@@ -313,6 +316,21 @@ impl Sandbox {
         let mut w = self.world();
         w.outbox.mode = DeliveryMode::Push(url.to_string());
         w.outbox.next_attempt_at = None;
+    }
+
+    /// Pushes deliveries to `url` as GitHub does: one attempt each; a
+    /// delivery the receiver did not take (an error status, no answer)
+    /// stays failed until it is redelivered through the API.
+    pub fn deliver_like_github(&self, url: &str) {
+        let mut w = self.world();
+        w.outbox.mode = DeliveryMode::Push(url.to_string());
+        w.outbox.retry_failed = false;
+        w.outbox.next_attempt_at = None;
+    }
+
+    /// The App's delivery log: every attempt, oldest first.
+    pub fn delivery_attempts(&self) -> Vec<HookAttempt> {
+        self.world().outbox.attempts.clone()
     }
 
     /// Switches to keeping deliveries for `take_deliveries`.

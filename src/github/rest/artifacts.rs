@@ -20,6 +20,9 @@ pub(crate) struct Artifact {
     pub name: String,
     #[serde(default)]
     pub expired: bool,
+    /// The archive's size as GitHub reports it.
+    #[serde(default)]
+    pub size_in_bytes: Option<u64>,
 }
 
 impl Api {
@@ -49,32 +52,42 @@ impl Api {
     }
 
     /// An artifact's zip archive (GitHub answers with a redirect to a
-    /// pre-signed blob URL, which takes no credentials).
+    /// pre-signed blob URL, which takes no credentials), or `Ok(Err(size))`
+    /// when it is larger than `max_bytes`: the download stops there.
     pub(crate) async fn artifact_zip(
         &self,
         repo: &RepoName,
         id: u64,
-    ) -> Result<bytes::Bytes, GitHubError> {
+        max_bytes: u64,
+    ) -> Result<Result<bytes::Bytes, u64>, GitHubError> {
         let path = format!("{}/actions/artifacts/{id}/zip", repo_path(repo)?);
         let resp = self.send(http::Method::GET, &path, None).await?;
+        let decode = |message: String| GitHubError::Decode {
+            path: path.clone(),
+            message,
+        };
         if (300..400).contains(&resp.status)
             && let Some(loc) = resp.headers.get("location").and_then(|l| l.to_str().ok())
         {
-            let r = reqwest::get(loc).await.map_err(|e| GitHubError::Decode {
-                path: path.clone(),
-                message: e.to_string(),
-            })?;
+            let mut r = reqwest::get(loc).await.map_err(|e| decode(e.to_string()))?;
             if !r.status().is_success() {
-                return Err(GitHubError::Decode {
-                    path,
-                    message: format!("archive download answered {}", r.status()),
-                });
+                return Err(decode(format!("archive download answered {}", r.status())));
             }
-            return r.bytes().await.map_err(|e| GitHubError::Decode {
-                path,
-                message: e.to_string(),
-            });
+            if let Some(len) = r.content_length().filter(|n| *n > max_bytes) {
+                return Ok(Err(len));
+            }
+            let mut out = bytes::BytesMut::new();
+            while let Some(chunk) = r.chunk().await.map_err(|e| decode(e.to_string()))? {
+                if (out.len() + chunk.len()) as u64 > max_bytes {
+                    return Ok(Err((out.len() + chunk.len()) as u64));
+                }
+                out.extend_from_slice(&chunk);
+            }
+            return Ok(Ok(out.freeze()));
         }
-        Ok(resp.body)
+        if resp.body.len() as u64 > max_bytes {
+            return Ok(Err(resp.body.len() as u64));
+        }
+        Ok(Ok(resp.body))
     }
 }

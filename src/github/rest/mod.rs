@@ -4,6 +4,7 @@ pub(crate) mod access;
 pub(crate) mod artifacts;
 pub(crate) mod checks;
 pub(crate) mod comments;
+pub(crate) mod hooks;
 pub(crate) mod pulls;
 pub(crate) mod repos;
 pub(crate) mod runs;

@@ -1,6 +1,7 @@
 //! Shared test support: every storage and queue test runs on both back ends.
 #![allow(dead_code)]
 
+pub mod openapi;
 pub mod transcript;
 
 use std::future::Future;

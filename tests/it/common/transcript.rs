@@ -217,12 +217,25 @@ impl World {
             .unwrap()
     }
 
-    /// A dashboard page: its status and body.
+    /// A dashboard page, logged in with the admin token: its status and body.
     pub async fn page(&self, path: &str) -> (StatusCode, String) {
+        self.get_page(path, Some(ADMIN_TOKEN)).await
+    }
+
+    /// A dashboard page without a login (a link followed from GitHub).
+    pub async fn page_without_login(&self, path: &str) -> (StatusCode, String) {
+        self.get_page(path, None).await
+    }
+
+    async fn get_page(&self, path: &str, token: Option<&str>) -> (StatusCode, String) {
+        let mut req = Request::get(path);
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
         let resp = self
             .dashboard
             .clone()
-            .oneshot(Request::get(path).body(Body::empty()).unwrap())
+            .oneshot(req.body(Body::empty()).unwrap())
             .await
             .unwrap();
         let status = resp.status();
@@ -329,6 +342,14 @@ impl World {
         for pr in prs {
             self.assert_no_unexpected_comments(*pr);
         }
+        // Every request sweepgate sent and every answer of the sandbox is
+        // what GitHub's description allows.
+        let drift = super::openapi::mismatches(&self.sandbox.requests());
+        assert!(
+            drift.is_empty(),
+            "the sandbox or sweepgate differs from GitHub's OpenAPI description:\n{}",
+            drift.join("\n")
+        );
         self.db.cleanup().await;
     }
 }

@@ -20,15 +20,21 @@ impl World {
         let a = self.account_or_stub(login);
         let api = self.api();
         let html = self.html();
-        let l = &a.login;
+        // In URLs a bot's login is percent-encoded, and its page is the
+        // App's, as on GitHub (`…/users/x%5Bbot%5D`, `…/apps/x`).
+        let l = &a.login.replace('[', "%5B").replace(']', "%5D");
+        let html_url = match a.login.strip_suffix("[bot]") {
+            Some(slug) => format!("{html}/apps/{slug}"),
+            None => format!("{html}/{l}"),
+        };
         json!({
-            "login": l,
+            "login": a.login,
             "id": a.id,
             "node_id": node_id(if a.kind == AccountKind::Organization { "Organization" } else { "User" }, a.id),
             "avatar_url": format!("https://avatars.githubusercontent.com/u/{}?v=4", a.id),
             "gravatar_id": "",
             "url": format!("{api}/users/{l}"),
-            "html_url": format!("{html}/{l}"),
+            "html_url": html_url,
             "followers_url": format!("{api}/users/{l}/followers"),
             "following_url": format!("{api}/users/{l}/following{{/other_user}}"),
             "gists_url": format!("{api}/users/{l}/gists{{/gist_id}}"),
@@ -135,4 +141,36 @@ fn app_permissions() -> Value {
         "actions": "write", "checks": "write", "contents": "read", "issues": "write",
         "members": "read", "metadata": "read", "pull_requests": "write", "statuses": "write",
     })
+}
+
+impl World {
+    /// One attempt of the App's delivery log (`hook-delivery-item`).
+    pub(crate) fn hook_delivery_json(&self, a: &crate::deliveries::HookAttempt) -> Value {
+        let d = self.outbox.all.get(a.delivery);
+        let field = |k: &str| {
+            d.and_then(|d| d.payload.get(k))
+                .and_then(|v| v.get("id"))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        let status = match a.status_code {
+            0 => "timed out".to_string(),
+            200..=299 => "OK".to_string(),
+            code => format!("Invalid HTTP Response: {code}"),
+        };
+        json!({
+            "id": a.id,
+            "guid": d.map(|d| d.id.clone()).unwrap_or_default(),
+            "delivered_at": ts(a.delivered_at),
+            "redelivery": a.redelivery,
+            "duration": a.duration,
+            "status": status,
+            "status_code": a.status_code,
+            "event": d.map(|d| d.event.clone()).unwrap_or_default(),
+            "action": d.and_then(|d| d.action.clone()),
+            "installation_id": field("installation"),
+            "repository_id": field("repository"),
+            "throttled_at": null,
+        })
+    }
 }

@@ -19,7 +19,8 @@ impl World {
             "name": name,
             "color": color,
             "default": false,
-            "description": description,
+            // GitHub's description has a string here in pull request lists.
+            "description": description.unwrap_or_default(),
         })
     }
 

@@ -21,6 +21,11 @@ pub(crate) fn routes(r: Router<Sh>) -> Router<Sh> {
             "/app/installations/{installation_id}/access_tokens",
             post(create_token),
         )
+        .route("/app/hook/deliveries", get(list_hook_deliveries))
+        .route(
+            "/app/hook/deliveries/{delivery_id}/attempts",
+            post(redeliver),
+        )
         .route("/repos/{owner}/{repo}/installation", get(repo_installation))
         .route("/orgs/{org}/installation", get(org_installation))
         .route("/installation/repositories", get(installation_repos))
@@ -123,6 +128,61 @@ async fn get_installation(State(s): State<Sh>, r: Req) -> ApiResult {
         return Err(SandboxError::not_found());
     }
     ok(w.installation_json(id))
+}
+
+/// The App's delivery log, newest first, paged by `cursor` (the last id of
+/// the previous page) as GitHub pages it.
+async fn list_hook_deliveries(State(s): State<Sh>, r: Req) -> ApiResult {
+    let w = s.lock_world();
+    let per_page = r
+        .q("per_page")
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .map_or(30, |n| n.min(100));
+    let below = r
+        .q("cursor")
+        .and_then(|c| c.strip_prefix("v1_"))
+        .and_then(|c| c.parse::<u64>().ok())
+        .unwrap_or(u64::MAX);
+    let newer_first: Vec<&crate::deliveries::HookAttempt> = w
+        .outbox
+        .attempts
+        .iter()
+        .rev()
+        .filter(|a| a.id < below)
+        .collect();
+    let page: Vec<Value> = newer_first
+        .iter()
+        .take(per_page)
+        .map(|a| w.hook_delivery_json(a))
+        .collect();
+    let mut resp = super::json_response(axum::http::StatusCode::OK, Value::Array(page));
+    if newer_first.len() > per_page
+        && let Some(last) = newer_first.get(per_page - 1)
+    {
+        let link = format!(
+            "<{}/app/hook/deliveries?per_page={per_page}&cursor=v1_{}>; rel=\"next\"",
+            w.settings.api_base, last.id
+        );
+        if let Ok(v) = axum::http::HeaderValue::from_str(&link) {
+            resp.headers_mut().insert(axum::http::header::LINK, v);
+        }
+    }
+    Ok(resp)
+}
+
+/// Queues a delivery of the log again; GitHub answers 202.
+async fn redeliver(State(s): State<Sh>, r: Req) -> ApiResult {
+    let id = r.num("delivery_id")?;
+    let mut w = s.lock_world();
+    if !w.outbox.redeliver(id) {
+        return Err(SandboxError::not_found());
+    }
+    w.outbox.next_attempt_at = None;
+    Ok(super::json_response(
+        axum::http::StatusCode::ACCEPTED,
+        json!({}),
+    ))
 }
 
 fn new_token(rng: &mut impl Rng) -> String {

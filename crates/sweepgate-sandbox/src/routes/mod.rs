@@ -419,6 +419,7 @@ async fn gate(State(shared): State<Sh>, req: Request, next: Next) -> Response {
         .unwrap_or("none");
     let seq = shared.next_seq();
     let record = |status: u16, fault: Option<String>, caller: Option<Caller>| RecordedRequest {
+        response: None,
         seq,
         method: method.to_string(),
         path: path.clone(),
@@ -482,7 +483,15 @@ async fn gate(State(shared): State<Sh>, req: Request, next: Next) -> Response {
         ));
         return resp;
     }
-    shared.record(record(resp.status().as_u16(), None, Some(caller)));
+    // The answer is kept too, to check it against GitHub's description.
+    let (head, body) = resp.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let mut entry = record(head.status.as_u16(), None, Some(caller));
+    entry.response = serde_json::from_slice(&bytes).ok();
+    shared.record(entry);
+    let mut resp = Response::from_parts(head, Body::from(bytes));
     let h = resp.headers_mut();
     let used = seq.min(4999);
     for (k, v) in [
