@@ -59,13 +59,7 @@ fn repo(name: &str) -> tempfile::TempDir {
 }
 
 fn args(dir: &Path, format: Format, pr: Option<u64>) -> Args {
-    Args {
-        repo: dir.to_string_lossy().into(),
-        base: "base".into(),
-        head: "head".into(),
-        pr,
-        format,
-    }
+    Args::range(&dir.to_string_lossy(), "base", "head", pr, format)
 }
 
 #[tokio::test]
