@@ -649,43 +649,29 @@ impl<'a> Context<'a> {
 /// The configured inputs the rules read (master configs, runners, the
 /// changelog, MODELS.md) that are absent at base or head, each a finding
 /// naming the path: a wrong path must not make the rules pass silently.
-/// An input the layout table says did not exist yet is no finding (its
-/// rules are off), and a side whose tree is unknown (an input built by
-/// hand) is not judged.
+/// The master configs are one input (a repository may keep one file of
+/// the configured set): absent when none of them is there, and a file the
+/// PR deletes is named on its own. An input the layout table says did not
+/// exist yet is no finding (its rules are off), and a side whose tree is
+/// unknown (an input built by hand) is not judged.
 fn absent_inputs(input: &LintInput) -> Vec<Finding> {
     let p = &input.config.paths;
-    let mut wanted: Vec<(Input, &str)> = p
-        .master_configs
-        .iter()
-        .map(|m| (Input::MasterConfigs, m.as_str()))
-        .collect();
-    wanted.push((Input::Runners, &p.runners));
-    wanted.push((Input::Changelog, &p.changelog));
-    wanted.push((Input::ModelsPolicy, &p.models_policy));
+    let known = |tree: &BTreeSet<String>| !tree.is_empty();
+    let (base, head) = (&input.base_tree, &input.head_tree);
     let mut out = Vec::new();
-    for (what, path) in wanted {
-        if input.inputs_not_yet.contains(&what) {
-            continue;
-        }
-        let absent = |tree: &BTreeSet<String>| !tree.is_empty() && !tree.contains(path);
-        let sides: Vec<&str> = [
-            ("base", absent(&input.base_tree)),
-            ("head", absent(&input.head_tree)),
-        ]
-        .into_iter()
-        .filter_map(|(side, gone)| gone.then_some(side))
-        .collect();
-        if sides.is_empty() {
-            continue;
+    // `file` carries the finding; `named` is every path it is about.
+    let mut report = |what: Input, file: &str, named: &str, sides: Vec<&str>| {
+        if sides.is_empty() || input.inputs_not_yet.contains(&what) {
+            return;
         }
         out.push(
             Finding::new(
                 "L00",
                 Severity::Warning,
-                path,
+                file,
                 1,
                 format!(
-                    "the configured {} `{path}` is absent at {}, so the lint rules that read it did not run",
+                    "the configured {} `{named}` is absent at {}, so the lint rules that read it did not run",
                     what.as_str(),
                     sides.join(" and ")
                 ),
@@ -695,6 +681,32 @@ fn absent_inputs(input: &LintInput) -> Vec<Finding> {
                 crate::config::repo::REPO_CONFIG_PATH
             )),
         );
+    };
+    let sides = |gone: &dyn Fn(&BTreeSet<String>) -> bool| -> Vec<&str> {
+        [("base", base), ("head", head)]
+            .into_iter()
+            .filter(|(_, t)| known(t) && gone(t))
+            .map(|(side, _)| side)
+            .collect()
+    };
+    let masters = &p.master_configs;
+    let none = sides(&|t| !masters.iter().any(|m| t.contains(m)));
+    if !none.is_empty() {
+        let first = masters.first().map_or("", String::as_str);
+        report(Input::MasterConfigs, first, &masters.join("`, `"), none);
+    } else {
+        for m in masters {
+            if base.contains(m) && known(head) && !head.contains(m) {
+                report(Input::MasterConfigs, m, m, vec!["head"]);
+            }
+        }
+    }
+    for (what, path) in [
+        (Input::Runners, &p.runners),
+        (Input::Changelog, &p.changelog),
+        (Input::ModelsPolicy, &p.models_policy),
+    ] {
+        report(what, path, path, sides(&|t| !t.contains(path.as_str())));
     }
     out
 }
