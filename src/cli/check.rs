@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use chrono::NaiveDate;
 
 use super::output::{TextOrJson, print_out};
-use crate::verdict::local::read_artifacts;
 use crate::repo::GitRepo;
+use crate::verdict::local::read_artifacts;
 use crate::verdict::{GithubFacts, LocalCheck, LocalError, check_repo, render_comment};
 
 #[derive(Debug, Clone, clap::Args)]

@@ -5,9 +5,7 @@
 
 use std::process::ExitCode;
 
-use sweepgate_core::checks::lint::{
-    Finding, Judged, Scope, has_new_errors, lint_judged, sarif,
-};
+use sweepgate_core::checks::lint::{Finding, Judged, Scope, has_new_errors, lint_judged, sarif};
 use sweepgate_core::config::RepoConfig;
 use sweepgate_core::config::repo::REPO_CONFIG_PATH;
 
@@ -112,8 +110,7 @@ pub fn render_judged(judged: &[Judged], format: Format) -> String {
                 + "\n"
         }
         Format::Sarif => {
-            serde_json::to_string_pretty(&sarif::to_sarif_judged(judged)).unwrap_or_default()
-                + "\n"
+            serde_json::to_string_pretty(&sarif::to_sarif_judged(judged)).unwrap_or_default() + "\n"
         }
     }
 }

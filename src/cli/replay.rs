@@ -276,8 +276,9 @@ pub async fn replay(
         // Print in history order as soon as the next one is in.
         while let Some(r) = done.remove(&next_out) {
             let line = match args.format {
-                Format::Json => serde_json::to_string(&strip(&r, args.no_times))
-                    .map_err(|e| e.to_string())?,
+                Format::Json => {
+                    serde_json::to_string(&strip(&r, args.no_times)).map_err(|e| e.to_string())?
+                }
                 Format::Text => text_line(&r),
             };
             emit(&(line + "\n"))?;
@@ -375,7 +376,9 @@ async fn replay_guarded(src: &GitRepo, c: CommitInfo, cap: u64) -> Record {
             config.clone(),
             not_yet.clone(),
         );
-        tokio::spawn(async move { replay_lint(&src, &parent, &head, pr, config, not_yet, cap).await })
+        tokio::spawn(
+            async move { replay_lint(&src, &parent, &head, pr, config, not_yet, cap).await },
+        )
     };
     match lint_task.await {
         Ok(l) => record.lint = l,
@@ -383,8 +386,13 @@ async fn replay_guarded(src: &GitRepo, c: CommitInfo, cap: u64) -> Record {
     }
 
     let check_task = {
-        let (src, parent, head, config, time) =
-            (src.clone(), parent.clone(), c.sha.clone(), config.clone(), c.time);
+        let (src, parent, head, config, time) = (
+            src.clone(),
+            parent.clone(),
+            c.sha.clone(),
+            config.clone(),
+            c.time,
+        );
         tokio::spawn(async move { replay_check(&src, &parent, &head, pr, config, time).await })
     };
     match check_task.await {
@@ -622,12 +630,8 @@ async fn job_count(
     let runners = runners::parse(&cfg.paths.runners, &rb).map_err(|e| e.to_string())?;
     let inputs = matrix::Inputs { master, runners };
     let entries = dispatch::entry_flags(appended);
-    let list = jobs::jobs_for_entries(
-        &inputs,
-        &entries,
-        dispatch::label_flags(primary, modifiers),
-    )
-    .map_err(|e| e.to_string())?;
+    let list = jobs::jobs_for_entries(&inputs, &entries, dispatch::label_flags(primary, modifiers))
+        .map_err(|e| e.to_string())?;
     Ok(list.throughput_len() + list.eval_len())
 }
 

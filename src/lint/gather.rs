@@ -130,23 +130,19 @@ pub(crate) async fn from_source(
     }
     read_all(&mut input, src, wanted, cap).await?;
     // Second pass: the scripts and recipes the changed keys resolve to.
-    let more: Vec<(bool, String)> = Context::build(&input)
-        .wanted_paths()
-        .into_iter()
-        .map(|p| (true, p))
-        .collect();
+    let more = on_side(true, Context::build(&input).wanted_paths());
     read_all(&mut input, src, more, cap).await?;
     // Third pass: the same at the base, for judging what is new.
     if input.scope == Scope::Diff {
-        let view = base_view(&input);
-        let at_base: Vec<(bool, String)> = Context::build(&view)
-            .wanted_paths()
-            .into_iter()
-            .map(|p| (false, p))
-            .collect();
+        let at_base = on_side(false, Context::build(&base_view(&input)).wanted_paths());
         read_all(&mut input, src, at_base, cap).await?;
     }
     Ok(input)
+}
+
+/// Paths to read at the head (`true`) or the base.
+fn on_side(at_head: bool, paths: Vec<String>) -> Vec<(bool, String)> {
+    paths.into_iter().map(|p| (at_head, p)).collect()
 }
 
 async fn read_all(

@@ -26,7 +26,9 @@ pub(super) enum Answer {
     Ambiguous,
     /// The object is larger than the cap the caller gave; its bytes were
     /// read and dropped.
-    TooLarge { size: u64 },
+    TooLarge {
+        size: u64,
+    },
 }
 
 pub(super) struct Batch {
@@ -146,8 +148,8 @@ impl Batch {
         };
         let mut stderr = String::new();
         if let Some(mut e) = self.child.stderr.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(5), e.read_to_string(&mut stderr))
-                .await;
+            let _ =
+                tokio::time::timeout(Duration::from_secs(5), e.read_to_string(&mut stderr)).await;
         }
         RepoError::Git {
             args: "cat-file --batch".into(),

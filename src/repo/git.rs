@@ -32,6 +32,9 @@ pub const DEFAULT_MAX_BLOB: u64 = 8 * 1024 * 1024;
 /// How many revisions' tree listings a handle keeps.
 const TREES_KEPT: usize = 8;
 
+/// Recently listed trees, by commit id (oldest first).
+type Trees = VecDeque<(String, Arc<Vec<TreeEntry>>)>;
+
 /// One commit as the replay and the local checks see it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CommitInfo {
@@ -51,7 +54,7 @@ pub struct GitRepo {
     timeout: Duration,
     max_blob: u64,
     batch: Arc<tokio::sync::Mutex<Option<Batch>>>,
-    trees: Arc<std::sync::Mutex<VecDeque<(String, Arc<Vec<TreeEntry>>)>>>,
+    trees: Arc<std::sync::Mutex<Trees>>,
 }
 
 impl std::fmt::Debug for GitRepo {

@@ -84,12 +84,14 @@ fn pre_existing_findings_are_collapsed_with_counts_and_never_listed_open() {
         .count();
     f.push(existing("L12", Severity::Error, "benchmarks/a.sh", 3));
     f.push(existing("L06", Severity::Warning, "benchmarks/a.sh", 9));
-    f.push(existing("L03", Severity::Warning, "configs/runners.yaml", 1));
+    f.push(existing(
+        "L03",
+        Severity::Warning,
+        "configs/runners.yaml",
+        1,
+    ));
     let body = render(SHA, &f, |p| p == "benchmarks/a.sh").unwrap();
-    assert!(
-        body.contains(&format!("**🔴 {new_errors} error")),
-        "{body}"
-    );
+    assert!(body.contains(&format!("**🔴 {new_errors} error")), "{body}");
     assert!(
         body.contains("<details><summary>Already on the base branch, in files this PR touches: 1 error, 1 warning (not counted against this PR)</summary>"),
         "{body}"

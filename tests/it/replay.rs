@@ -27,7 +27,11 @@ fn history() -> &'static Path {
             .arg(&dir)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         (tmp, dir)
     });
     dir

@@ -129,7 +129,10 @@ async fn every_read_is_capped_and_the_cap_is_named() {
             cap: 1000
         }
     );
-    assert!(e.to_string().contains("over the read cap of 1000 bytes"), "{e}");
+    assert!(
+        e.to_string().contains("over the read cap of 1000 bytes"),
+        "{e}"
+    );
     // The reader stays in step after a refusal.
     assert_eq!(r.read_file(&head, "a.txt").await.unwrap(), b"a\n");
 }

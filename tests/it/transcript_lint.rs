@@ -83,7 +83,13 @@ async fn an_error_already_on_main_does_not_fail_the_pr() {
     let mut w = World::new().await;
     let bad = script("--isl \"$ISL\" --osl \"$OSL\"");
     w.sandbox
-        .commit(OWNER, REPO, "main", &[Change::write(PATH, bad.clone())], "main has L26")
+        .commit(
+            OWNER,
+            REPO,
+            "main",
+            &[Change::write(PATH, bad.clone())],
+            "main has L26",
+        )
         .unwrap();
     w.sandbox.take_deliveries();
     // The PR edits the server line only.
@@ -107,7 +113,9 @@ async fn an_error_already_on_main_does_not_fail_the_pr() {
         .unwrap();
     assert_eq!(run.conclusion.as_deref(), Some("success"));
     assert!(
-        run.annotations.iter().all(|a| a["title"] != "L26" && a["title"] != "L26 (pre-existing)"),
+        run.annotations
+            .iter()
+            .all(|a| a["title"] != "L26" && a["title"] != "L26 (pre-existing)"),
         "{:#?}",
         run.annotations
     );

@@ -85,9 +85,9 @@ pub fn normalise(message: &str) -> String {
             out.push_str(&lw);
             out.push_str(" #");
             let n = words.next().unwrap_or("");
-            out.push_str(n.trim_start_matches(|c: char| {
-                c.is_ascii_digit() || matches!(c, '-' | '–' | ',')
-            }));
+            out.push_str(
+                n.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '-' | '–' | ',')),
+            );
             continue;
         }
         out.push_str(&strip_line_suffix(w));
@@ -238,12 +238,18 @@ mod tests {
         let c = f("L09", "a.sh", 10, "`--tp 4` is hard-coded at line 10");
         assert_eq!(fingerprint(&a, "a.sh"), fingerprint(&b, "a.sh"));
         assert_ne!(fingerprint(&a, "a.sh"), fingerprint(&c, "a.sh"));
-        assert_eq!(normalise("see x.sh:12 and  lines 3–5."), "see x.sh:# and lines #.");
+        assert_eq!(
+            normalise("see x.sh:12 and  lines 3–5."),
+            "see x.sh:# and lines #."
+        );
     }
 
     #[test]
     fn a_second_instance_of_the_same_error_is_new_and_renames_are_followed() {
-        let mut input = LintInput::new(Default::default(), crate::checks::lint::LintData::defaults().unwrap());
+        let mut input = LintInput::new(
+            Default::default(),
+            crate::checks::lint::LintData::defaults().unwrap(),
+        );
         input.changed.push(ChangedPath {
             path: "new.sh".into(),
             previous_path: Some("old.sh".into()),

@@ -220,15 +220,15 @@ impl<'a> Context<'a> {
                 runners::parse(&cfg.paths.runners, b)
             })
         };
-        let runners = input.head(&cfg.paths.runners).and_then(|b| {
-            match read_runners(b) {
+        let runners = input
+            .head(&cfg.paths.runners)
+            .and_then(|b| match read_runners(b) {
                 Ok(r) => Some(r),
                 Err(e) => {
                     problem(&cfg.paths.runners, &e);
                     None
                 }
-            }
-        });
+            });
         let base_runners = input
             .base(&cfg.paths.runners)
             .and_then(|b| read_runners(b).ok());
