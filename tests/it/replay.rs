@@ -184,7 +184,7 @@ async fn a_configured_input_absent_at_base_and_head_is_a_finding() {
     );
     assert_eq!(l00.len(), 1, "{judged:#?}");
     assert!(
-        l00[0].finding.message.contains("absent at base and head"),
+        l00[0].finding.message.contains("are absent at base and head"),
         "{}",
         l00[0].finding
     );

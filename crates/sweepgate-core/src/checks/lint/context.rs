@@ -671,9 +671,11 @@ fn absent_inputs(input: &LintInput) -> Vec<Finding> {
                 file,
                 1,
                 format!(
-                    "the configured {} `{named}` is absent at {}, so the lint rules that read it did not run",
+                    "the configured {} `{named}` {} absent at {}, so the lint rules that read {} did not run",
                     what.as_str(),
-                    sides.join(" and ")
+                    if named.contains('`') { "are" } else { "is" },
+                    sides.join(" and "),
+                    if named.contains('`') { "them" } else { "it" },
                 ),
             )
             .fix(format!(
