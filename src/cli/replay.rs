@@ -158,6 +158,9 @@ struct Record {
     gate: GateRecord,
     /// Panics caught in this commit's tools (each a crash).
     panics: Vec<String>,
+    /// Why the commit was not replayed (the root commit has no parent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<String>,
 }
 
 impl Record {
@@ -332,6 +335,9 @@ fn text_line(r: &Record) -> String {
     for p in &r.panics {
         s.push_str(&format!(" | PANIC {p}"));
     }
+    if let Some(why) = &r.skipped {
+        s = format!("{short} {pr:>6} skipped: {why}");
+    }
     s
 }
 
@@ -347,9 +353,10 @@ async fn replay_guarded(src: &GitRepo, c: CommitInfo, cap: u64) -> Record {
         check: CheckRecord::default(),
         gate: GateRecord::default(),
         panics: Vec::new(),
+        skipped: None,
     };
     let Some(parent) = c.parents.first().cloned() else {
-        record.lint.error = Some("the root commit has no parent to compare with".into());
+        record.skipped = Some("the root commit has no parent to compare with".into());
         return record;
     };
     let mut config = RepoConfig::default();
@@ -656,6 +663,8 @@ struct Timing {
 #[derive(Debug, Clone, Serialize)]
 struct Summary {
     commits: usize,
+    /// Commits not replayed (the root commit).
+    skipped: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     seconds: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -696,6 +705,7 @@ impl Summary {
     fn of(records: &[Record], secs: f64, no_times: bool) -> Self {
         let mut s = Summary {
             commits: records.len(),
+            skipped: records.iter().filter(|r| r.skipped.is_some()).count(),
             seconds: (!no_times).then_some((secs * 100.0).round() / 100.0),
             commits_per_second: (!no_times && secs > 0.0)
                 .then(|| ((records.len() as f64 / secs) * 100.0).round() / 100.0),
@@ -713,7 +723,7 @@ impl Summary {
             fingerprint_key: FINGERPRINT_KEY,
         };
         let mut fps: BTreeMap<&'static str, BTreeSet<&str>> = BTreeMap::new();
-        for r in records {
+        for r in records.iter().filter(|r| r.skipped.is_none()) {
             *s.lint_exits.entry(r.lint.exit).or_default() += 1;
             *s.check_exits.entry(r.check.exit).or_default() += 1;
             *s.gate_exits.entry(r.gate.exit).or_default() += 1;
@@ -764,6 +774,9 @@ impl Summary {
         };
         let mut out = String::new();
         out.push_str(&format!("\nreplayed {} commits", self.commits));
+        if self.skipped > 0 {
+            out.push_str(&format!(" ({} skipped)", self.skipped));
+        }
         if let (Some(secs), Some(cps)) = (self.seconds, self.commits_per_second) {
             out.push_str(&format!(" in {secs:.1} s ({cps:.2} commits/s)"));
         }

@@ -5,7 +5,6 @@
 //! `git-cat-file(1)` (`<oid> <type> <size>`, `<name> missing`,
 //! `<name> ambiguous`), never git's translated messages.
 
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -38,20 +37,17 @@ pub(super) struct Batch {
 }
 
 impl Batch {
-    pub(super) fn spawn(git: &Path, dir: &Path) -> Result<Self, RepoError> {
-        let mut child = Command::new(git)
-            .arg("-C")
-            .arg(dir)
-            .args(["--no-pager", "cat-file", "--batch"])
-            .env("LC_ALL", "C")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_OPTIONAL_LOCKS", "0")
+    /// Starts `cmd` (git with the handle's fixed options) as
+    /// `cat-file --batch`.
+    pub(super) fn spawn(mut cmd: Command) -> Result<Self, RepoError> {
+        let mut child = cmd
+            .args(["cat-file", "--batch"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| RepoError::Spawn(format!("{}: {e}", git.display())))?;
+            .map_err(|e| RepoError::Spawn(format!("git cat-file: {e}")))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(RepoError::Spawn("git cat-file: no pipes".into()));
         };

@@ -91,8 +91,9 @@ impl GitRepo {
         self
     }
 
-    /// Run git; `Ok((status_code, stdout, stderr))` whatever the exit code.
-    async fn run(&self, args: &[&str]) -> Result<(Option<i32>, Vec<u8>, String), RepoError> {
+    /// git in the repository with the fixed options every call gets (the
+    /// one place a process is started).
+    fn command(&self) -> Command {
         let mut cmd = Command::new(&self.git);
         cmd.arg("-C")
             .arg(&self.dir)
@@ -103,10 +104,16 @@ impl GitRepo {
                 "-c",
                 "diff.external=",
             ])
-            .args(args)
             .env("LC_ALL", "C")
             .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0");
+        cmd
+    }
+
+    /// Run git; `Ok((status_code, stdout, stderr))` whatever the exit code.
+    async fn run(&self, args: &[&str]) -> Result<(Option<i32>, Vec<u8>, String), RepoError> {
+        let mut cmd = self.command();
+        cmd.args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -144,7 +151,10 @@ impl GitRepo {
     async fn object(&self, name: &str, cap: u64) -> Result<Answer, RepoError> {
         let mut guard = self.batch.lock().await;
         if guard.is_none() {
-            *guard = Some(Batch::spawn(&self.git, &self.dir)?);
+            *guard = Some(Batch::spawn(self.command()).map_err(|e| match e {
+                RepoError::Spawn(m) => RepoError::Spawn(format!("{}: {m}", self.git.display())),
+                other => other,
+            })?);
         }
         let Some(batch) = guard.as_mut() else {
             return Err(RepoError::Spawn("git cat-file".into()));

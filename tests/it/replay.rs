@@ -184,8 +184,27 @@ async fn a_configured_input_absent_at_base_and_head_is_a_finding() {
     );
     assert_eq!(l00.len(), 1, "{judged:#?}");
     assert!(
-        l00[0].finding.message.contains("are absent at base and head"),
+        l00[0]
+            .finding
+            .message
+            .contains("are absent at base and head"),
         "{}",
         l00[0].finding
     );
+}
+
+#[test]
+fn the_root_commit_is_recorded_as_skipped_not_as_a_run() {
+    let dir = history();
+    let mut a = Args::new(dir);
+    a.format = Format::Json;
+    a.no_times = true;
+    // "Moved to new org.", the first commit: no parent to compare with.
+    a.range = Some("40fc9f704bdb".into());
+    let (lines, done) = replay_lines(&a);
+    assert!(done.ok);
+    let r: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert!(r["skipped"].as_str().unwrap().contains("no parent"), "{r}");
+    assert_eq!(done.summary["skipped"], 1);
+    assert_eq!(done.summary["lint_exits"], serde_json::json!({}));
 }
