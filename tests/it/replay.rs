@@ -37,6 +37,14 @@ fn history() -> &'static Path {
     dir
 }
 
+/// Replay arguments for comparable JSON lines (no timings).
+fn json_args() -> Args {
+    let mut a = Args::new(history());
+    a.format = Format::Json;
+    a.no_times = true;
+    a
+}
+
 fn replay_lines(args: &Args) -> (Vec<String>, replay::Replayed) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -98,10 +106,7 @@ async fn lint_takes_the_pr_from_the_subject_and_judges_against_the_base() {
 
 #[test]
 fn the_replay_keeps_history_order_whatever_the_jobs_and_does_not_crash() {
-    let dir = history();
-    let mut a = Args::new(dir);
-    a.format = Format::Json;
-    a.no_times = true;
+    let mut a = json_args();
     a.last = Some(4);
     let (one, done) = replay_lines(&a);
     a.jobs = 2;
@@ -122,12 +127,9 @@ fn the_replay_keeps_history_order_whatever_the_jobs_and_does_not_crash() {
 
 #[test]
 fn old_commits_read_the_layout_of_their_time() {
-    let dir = history();
     // #666 (2026-02-19): master configs under .github/configs/, no
     // scenario folders yet, no srt recipes, no MODELS.md.
-    let mut a = Args::new(dir);
-    a.format = Format::Json;
-    a.no_times = true;
+    let mut a = json_args();
     a.range = Some("2477e8b^..2477e8b".into());
     let (lines, done) = replay_lines(&a);
     assert!(done.ok, "{lines:#?}");
@@ -195,10 +197,7 @@ async fn a_configured_input_absent_at_base_and_head_is_a_finding() {
 
 #[test]
 fn the_root_commit_is_recorded_as_skipped_not_as_a_run() {
-    let dir = history();
-    let mut a = Args::new(dir);
-    a.format = Format::Json;
-    a.no_times = true;
+    let mut a = json_args();
     // "Moved to new org.", the first commit: no parent to compare with.
     a.range = Some("40fc9f704bdb".into());
     let (lines, done) = replay_lines(&a);

@@ -2,36 +2,9 @@
 //! guessed from git's English messages: a path added at the head read at
 //! the base inside a work tree ("exists on disk, but not in"), a
 //! directory, a submodule, an unknown revision, and the read cap.
-use std::path::Path;
-use std::process::Command;
+use crate::repo_git::git;
 
 use sweepgate::repo::{GitRepo, RepoError, RepoSource, read_optional};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "protocol.file.allow=always",
-        ])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 /// A work tree: `base` has `a.txt`; `head` adds `new/b.sh`, a submodule
 /// `vendor/lib` and a 3,000-byte file.
@@ -56,6 +29,8 @@ fn repo() -> (tempfile::TempDir, String, String) {
     git(
         &dir,
         &[
+            "-c",
+            "protocol.file.allow=always",
             "submodule",
             "add",
             "-q",

@@ -74,6 +74,15 @@ async fn lint_annotates_and_turns_green_when_fixed() {
     w.finish(&[pr.number]).await;
 }
 
+/// The recipe-lint check run on a head.
+fn lint_run(w: &World, sha: &str) -> sweepgate_sandbox::CheckRunView {
+    w.sandbox
+        .check_runs(OWNER, REPO, sha)
+        .into_iter()
+        .find(|c| c.name == "sweepgate / recipe-lint")
+        .unwrap()
+}
+
 /// A PR is judged on what it changes (issue 17 item 5): an error already
 /// on main in a script the PR edits does not fail the check run, is
 /// annotated only once the PR touches its line, and is listed collapsed
@@ -104,13 +113,7 @@ async fn an_error_already_on_main_does_not_fail_the_pr() {
         "{body}"
     );
     assert!(body.contains("**L26**") && !body.contains("**🔴"), "{body}");
-    let head1 = pr.head_sha().unwrap();
-    let run = w
-        .sandbox
-        .check_runs(OWNER, REPO, &head1)
-        .into_iter()
-        .find(|c| c.name == "sweepgate / recipe-lint")
-        .unwrap();
+    let run = lint_run(&w, &pr.head_sha().unwrap());
     assert_eq!(run.conclusion.as_deref(), Some("success"));
     assert!(
         run.annotations
@@ -127,13 +130,7 @@ async fn an_error_already_on_main_does_not_fail_the_pr() {
         .unwrap();
     w.deliver().await;
     let _edited_summary = w.take_comments(pr.number);
-    let head2 = pr.head_sha().unwrap();
-    let run = w
-        .sandbox
-        .check_runs(OWNER, REPO, &head2)
-        .into_iter()
-        .find(|c| c.name == "sweepgate / recipe-lint")
-        .unwrap();
+    let run = lint_run(&w, &pr.head_sha().unwrap());
     assert_eq!(run.conclusion.as_deref(), Some("success"));
     assert!(
         run.annotations
