@@ -184,6 +184,10 @@ impl<'a> Context<'a> {
             ));
         };
 
+        // Parse failures of the base side: what the PR changed in those
+        // files cannot be told, and that is said, not hidden.
+        let mut base_errors: Vec<crate::recipe::ParseError> = Vec::new();
+
         // Master configs.
         let head_files: Vec<(&str, &[u8])> = cfg
             .paths
@@ -208,7 +212,9 @@ impl<'a> Context<'a> {
         let mut head_entries = BTreeMap::new();
         for p in &cfg.paths.master_configs {
             if let Some(b) = input.base(p) {
-                let _ = entry_json(p, b, &mut base_entries);
+                if let Err(e) = entry_json(p, b, &mut base_entries) {
+                    base_errors.push(e);
+                }
             }
             if let Some(b) = input.head(p) {
                 let _ = entry_json(p, b, &mut head_entries);
@@ -231,7 +237,7 @@ impl<'a> Context<'a> {
             });
         let base_runners = input
             .base(&cfg.paths.runners)
-            .and_then(|b| read_runners(b).ok());
+            .and_then(|b| read_runners(b).map_err(|e| base_errors.push(e)).ok());
 
         let launchers = LauncherTable::default();
         let mut routes = BTreeMap::new();
@@ -287,7 +293,7 @@ impl<'a> Context<'a> {
         };
         let base_changelog = input
             .base(&cfg.paths.changelog)
-            .and_then(|b| read_changelog(b).ok());
+            .and_then(|b| read_changelog(b).map_err(|e| base_errors.push(e)).ok());
         let head_changelog = match input.head(&cfg.paths.changelog) {
             Some(b) => match read_changelog(b) {
                 Ok(d) => Some(d),
@@ -309,6 +315,18 @@ impl<'a> Context<'a> {
             .collect();
         let golden = GoldenSet::parse_files(golden_files).unwrap_or_default();
 
+        for e in base_errors {
+            problems.push(Finding::new(
+                "L00",
+                Severity::Warning,
+                &e.loc.file,
+                e.loc.line.max(1),
+                format!(
+                    "could not read the base version of this file, so what the PR changes in it could not be told: {}",
+                    e.message
+                ),
+            ));
+        }
         for u in &input.unread {
             problems.push(Finding::new(
                 "L00",
@@ -711,4 +729,28 @@ fn absent_inputs(input: &LintInput) -> Vec<Finding> {
         report(what, path, path, sides(&|t| !t.contains(path.as_str())));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::lint::{LintData, lint};
+
+    #[test]
+    fn a_base_file_that_cannot_be_read_is_said_not_hidden() {
+        let mut input = LintInput::new(Default::default(), LintData::defaults().unwrap());
+        // The runners.yaml of 2026-02 (#666): a label → nodes mapping, before
+        // the `labels:` mapping today's parser wants.
+        input.base_files.insert(
+            "configs/runners.yaml".into(),
+            b"h100:\n- 'h100-cr_0'\n".to_vec(),
+        );
+        let found = lint(&input);
+        assert!(
+            found.iter().any(|f| f.rule == "L00"
+                && f.file == "configs/runners.yaml"
+                && f.message.contains("base version")),
+            "{found:#?}"
+        );
+    }
 }
