@@ -211,10 +211,10 @@ impl<'a> Context<'a> {
         let mut base_entries = BTreeMap::new();
         let mut head_entries = BTreeMap::new();
         for p in &cfg.paths.master_configs {
-            if let Some(b) = input.base(p) {
-                if let Err(e) = entry_json(p, b, &mut base_entries) {
-                    base_errors.push(e);
-                }
+            if let Some(b) = input.base(p)
+                && let Err(e) = entry_json(p, b, &mut base_entries)
+            {
+                base_errors.push(e);
             }
             if let Some(b) = input.head(p) {
                 let _ = entry_json(p, b, &mut head_entries);
