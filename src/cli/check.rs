@@ -11,8 +11,9 @@ use std::process::ExitCode;
 use chrono::NaiveDate;
 
 use super::output::{TextOrJson, print_out};
+use crate::repo::GitRepo;
 use crate::verdict::local::read_artifacts;
-use crate::verdict::{GithubFacts, LocalError, check_local, render_comment};
+use crate::verdict::{GithubFacts, LocalCheck, LocalError, check_repo, render_comment};
 
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Args {
@@ -41,6 +42,10 @@ pub(crate) struct Args {
     /// GitHub-only facts as JSON (check runs, comments, the pinned run…).
     #[arg(long)]
     pub facts: Option<PathBuf>,
+    /// The PR number (waivers, changelog links); default: the last
+    /// `(#NNNN)` of the head commit's subject.
+    #[arg(long)]
+    pub pr: Option<u64>,
 }
 
 /// Runs `sweepgate check`.
@@ -74,14 +79,19 @@ fn verify(args: &Args) -> Result<ExitCode, LocalError> {
         .enable_all()
         .build()
         .map_err(|e| LocalError::Io("tokio runtime".into(), e.to_string()))?;
-    let (v, s, _) = rt.block_on(check_local(
-        &args.repo,
-        &args.base,
-        &args.head,
-        signoff.as_deref(),
+    let opts = LocalCheck {
+        signoff,
         facts,
         artifacts,
         today,
+        pr: args.pr,
+        config: None,
+    };
+    let (v, s, _) = rt.block_on(check_repo(
+        &GitRepo::new(&args.repo),
+        &args.base,
+        &args.head,
+        opts,
     ))?;
     let notes = s.notes;
     let text = match args.format {

@@ -1,14 +1,17 @@
 //! `sweepgate lint --repo PATH --base REV --head REV [--pr N]
-//! [--format text|json|sarif]`: the recipe lint on a local git range.
+//! [--format text|json|sarif]`: the recipe lint on a local git range,
+//! judged against its base (only new errors fail), or `--all`: an audit of
+//! the whole tree at `--head`.
 
 use std::process::ExitCode;
 
-use sweepgate_core::checks::lint::{Finding, has_errors, lint, sarif};
+use sweepgate_core::checks::lint::{Finding, Judged, Scope, has_new_errors, lint_judged, sarif};
 use sweepgate_core::config::RepoConfig;
 use sweepgate_core::config::repo::REPO_CONFIG_PATH;
 
 use super::output::print_out;
-use crate::repo::{self, GitRepo};
+use crate::lint::gather::Gather;
+use crate::repo::{self, DEFAULT_MAX_BLOB, GitRepo};
 
 /// `--format`: findings as text lines, JSON or SARIF.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -25,16 +28,39 @@ pub struct Args {
     pub repo: String,
     /// The PR's base revision (the diff starts at its merge base with
     /// `--head`, as GitHub compares a PR).
-    #[arg(long)]
-    pub base: String,
+    #[arg(long, required_unless_present = "all")]
+    pub base: Option<String>,
     /// The PR's head revision.
-    #[arg(long)]
+    #[arg(long, default_value = "HEAD")]
     pub head: String,
-    /// The PR number (checked against changelog `pr-link`s).
+    /// The PR number (checked against changelog `pr-link`s); default: the
+    /// last `(#NNNN)` of the head commit's subject.
     #[arg(long)]
     pub pr: Option<u64>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Audit the whole tree at `--head`: every key, script and recipe,
+    /// every finding counted as new.
+    #[arg(long, conflicts_with = "base")]
+    pub all: bool,
+    /// Refuse (as a finding naming the file) any file larger than this.
+    #[arg(long, default_value_t = DEFAULT_MAX_BLOB)]
+    pub max_file_bytes: u64,
+}
+
+impl Args {
+    /// A range lint with the defaults (tests and callers).
+    pub fn range(repo: &str, base: &str, head: &str, pr: Option<u64>, format: Format) -> Self {
+        Self {
+            repo: repo.into(),
+            base: Some(base.into()),
+            head: head.into(),
+            pr,
+            format,
+            all: false,
+            max_file_bytes: DEFAULT_MAX_BLOB,
+        }
+    }
 }
 
 /// Render findings in a format.
@@ -58,10 +84,56 @@ pub fn render(findings: &[Finding], format: Format) -> String {
     }
 }
 
-/// Read the PR from the local repository and lint it.
+/// Render judged findings: as [`render`], pre-existing ones marked (text),
+/// with fingerprints and baseline states (JSON, SARIF).
+pub fn render_judged(judged: &[Judged], format: Format) -> String {
+    match format {
+        Format::Text => {
+            let mut s: String = judged
+                .iter()
+                .map(|j| {
+                    if j.is_new() {
+                        format!("{}\n", j.finding)
+                    } else {
+                        format!("{} [pre-existing]\n", j.finding)
+                    }
+                })
+                .collect();
+            if judged.is_empty() {
+                s.push_str("no recipe lint findings\n");
+            }
+            s
+        }
+        Format::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({ "findings": judged }))
+                .unwrap_or_default()
+                + "\n"
+        }
+        Format::Sarif => {
+            serde_json::to_string_pretty(&sarif::to_sarif_judged(judged)).unwrap_or_default() + "\n"
+        }
+    }
+}
+
+/// Read the PR from the local repository and lint it: every head finding.
 pub async fn run(args: &Args) -> Result<Vec<Finding>, String> {
-    let src = GitRepo::new(&args.repo);
-    let base_sha = crate::repo::RepoSource::resolve(&src, &args.base)
+    Ok(run_judged(args)
+        .await?
+        .into_iter()
+        .map(|j| j.finding)
+        .collect())
+}
+
+/// Read the PR from the local repository, lint it and judge each finding
+/// against the base.
+pub async fn run_judged(args: &Args) -> Result<Vec<Judged>, String> {
+    let src = GitRepo::new(&args.repo).with_max_blob(args.max_file_bytes);
+    let head = crate::repo::RepoSource::resolve(&src, &args.head)
+        .await
+        .map_err(|e| e.to_string())?;
+    // An audit reads the configuration and judges the tree at the head.
+    let base = args.base.clone().unwrap_or_else(|| head.clone());
+    let base_sha = crate::repo::RepoSource::resolve(&src, &base)
         .await
         .map_err(|e| e.to_string())?;
     let config = match repo::read_optional(&src, &base_sha, REPO_CONFIG_PATH)
@@ -73,14 +145,27 @@ pub async fn run(args: &Args) -> Result<Vec<Finding>, String> {
         }
         None => RepoConfig::default(),
     };
-    let input = crate::lint::gather::from_source(&src, &args.base, &args.head, args.pr, config)
+    let pr = match args.pr {
+        Some(n) => Some(n),
+        None => src
+            .commit_info(&head)
+            .await
+            .map_err(|e| e.to_string())
+            .map(|c| repo::pr_from_subject(&c.subject))?,
+    };
+    let mut opts = Gather::new(pr, config);
+    opts.max_file_bytes = args.max_file_bytes;
+    if args.all {
+        opts.scope = Scope::All;
+    }
+    let input = crate::lint::gather::from_source(&src, &base, &head, opts)
         .await
         .map_err(|e| e.to_string())?;
-    Ok(lint(&input))
+    Ok(lint_judged(&input))
 }
 
-/// Runs `sweepgate lint`: exit 1 when an error is found, 0 otherwise, 2
-/// on an input error.
+/// Runs `sweepgate lint`: exit 1 when a new error is found, 0 otherwise,
+/// 2 on an input error.
 pub(crate) fn run_cli(args: Args) -> ExitCode {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -93,14 +178,14 @@ pub(crate) fn run_cli(args: Args) -> ExitCode {
         }
     };
     crate::progress::enable_on_terminal();
-    let findings = match rt.block_on(run(&args)) {
+    let findings = match rt.block_on(run_judged(&args)) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let mut text = render(&findings, args.format);
+    let mut text = render_judged(&findings, args.format);
     if args.format == Format::Text && crate::progress::colour_stdout() {
         text = text
             .lines()
@@ -111,7 +196,8 @@ pub(crate) fn run_cli(args: Args) -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
-    if has_errors(&findings) {
+    // Only what the PR introduces fails it (`--all`: everything is new).
+    if has_new_errors(&findings) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -5,6 +5,7 @@ pub(crate) mod check;
 pub mod lint;
 pub mod matrix;
 pub(crate) mod output;
+pub mod replay;
 pub(crate) mod runners;
 
 use crate::config::server::{ServerArgs, ServerConfig};
@@ -42,6 +43,10 @@ enum Command {
     /// Run the sign-off verification (checks 0–17) on a local git range:
     /// exit 0 on PASS, 1 on REJECTED.
     Check(check::Args),
+    /// Replay each first-parent commit of a repository as a PR (lint,
+    /// sweep gate, check without a sign-off): one record per commit and a
+    /// summary. Exit 1 when a tool crashed.
+    Replay(replay::Args),
     /// Verify a sign-off on GitHub from its URL
     /// (`…/pull/<n>#issuecomment-<id>`, `#pullrequestreview-<id>` or
     /// `#discussion_r<id>`); prints the verdict, publishes it with
@@ -131,6 +136,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Matrix(args) => Ok(matrix::run(args)),
         Command::Lint(args) => Ok(lint::run_cli(args)),
         Command::Check(args) => Ok(check::run(args)),
+        Command::Replay(args) => Ok(replay::run(args)),
         Command::Verify {
             repo,
             signoff,

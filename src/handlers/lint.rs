@@ -1,6 +1,10 @@
 //! Recipe lint on every push (`docs/contracts.md` §4): a check run
-//! `sweepgate / recipe-lint` with one annotation per finding, and one
-//! summary comment per PR, edited in place for each new head.
+//! `sweepgate / recipe-lint`, and one summary comment per PR, edited in
+//! place for each new head. The PR is judged on what it changes (issue 17
+//! item 5): its base is the merge base with the branch tip GitHub sends as
+//! `base.sha`, only new errors fail the check run, new findings and
+//! pre-existing ones on changed lines are annotated, and the comment lists
+//! pre-existing findings of the touched files collapsed.
 use super::{Scope, Services, guide::touches_recipes, publish};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::CheckRunReport;
@@ -8,7 +12,7 @@ use crate::github::GitHubSource;
 use crate::lint::summary;
 use async_trait::async_trait;
 use serde_json::json;
-use sweepgate_core::checks::lint::{self, Severity};
+use sweepgate_core::checks::lint::{Severity, has_new_errors, lint_judged};
 
 pub(crate) const LINT_CHECK: &str = "sweepgate / recipe-lint";
 /// Prefix of every summary's marker (the full marker names the head SHA).
@@ -59,23 +63,32 @@ impl Handler for RecipeLint {
             return Ok(());
         }
         let src = GitHubSource::new(api.clone(), repo.clone())?;
-        let mut input =
-            crate::lint::gather::from_source(&src, &base.sha, &head.sha, Some(pr.number.0), cfg)
-                .await
-                .map_err(|e| HandlerError::Transient {
-                    message: e.to_string(),
-                    retry_after: e.retry_after(),
-                })?;
+        let opts = crate::lint::gather::Gather::new(Some(pr.number.0), cfg);
+        let mut input = crate::lint::gather::from_source(&src, &base.sha, &head.sha, opts)
+            .await
+            .map_err(|e| HandlerError::Transient {
+                message: e.to_string(),
+                retry_after: e.retry_after(),
+            })?;
         // A PR's changelog links point at the repository it lives in.
         input.data.repository = repo.0.clone();
-        let findings = lint::lint(&input);
-        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        let judged = lint_judged(&input);
+        let count = |s: Severity| {
+            judged
+                .iter()
+                .filter(|j| j.is_new() && j.finding.severity == s)
+                .count()
+        };
         let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
-        let body = summary::render(&head.sha, &findings)
+        let existing = judged.iter().filter(|j| !j.is_new()).count();
+        let touched = |path: &str| input.changed.iter().any(|c| c.path == path);
+        let body = summary::render(&head.sha, &judged, touched)
             .map_err(|e| HandlerError::Permanent(e.to_string()))?;
-        let annotations: Vec<_> = findings
+        let annotations: Vec<_> = judged
             .iter()
-            .map(|f| {
+            .filter(|j| j.annotate())
+            .map(|j| {
+                let f = &j.finding;
                 json!({
                     "path": f.file,
                     "start_line": f.line,
@@ -85,7 +98,7 @@ impl Handler for RecipeLint {
                         Severity::Warning => "warning",
                         Severity::Info => "notice",
                     },
-                    "title": f.rule,
+                    "title": if j.is_new() { f.rule.to_owned() } else { format!("{} (pre-existing)", f.rule) },
                     "message": match &f.fix {
                         Some(fix) => format!("{} Fix: {fix}", f.message),
                         None => f.message.clone(),
@@ -93,8 +106,15 @@ impl Handler for RecipeLint {
                 })
             })
             .collect();
-        let conclusion = if errors > 0 { "failure" } else { "success" };
-        let title = format!("{errors} errors, {warnings} warnings");
+        let conclusion = if has_new_errors(&judged) {
+            "failure"
+        } else {
+            "success"
+        };
+        let mut title = format!("{errors} errors, {warnings} warnings");
+        if existing > 0 {
+            title.push_str(&format!(" ({existing} pre-existing)"));
+        }
         let report = CheckRunReport {
             name: LINT_CHECK,
             head_sha: &head.sha,
@@ -112,7 +132,7 @@ impl Handler for RecipeLint {
             Some(&head.sha),
             "lint",
             &title,
-            &json!({ "findings": findings }),
+            &json!({ "findings": judged }),
         )
         .await?;
         Ok(())

@@ -1,26 +1,70 @@
-//! [`RepoSource`] on a local git repository, through the `git` command line.
+//! [`RepoSource`] on a local git repository.
 //!
-//! Every call runs `git` with a fixed locale, no pager, no external diff
-//! drivers and raw (unquoted) paths; revisions are checked before use so a
-//! revision such as `--output=x` can never become an option.
+//! Objects (commits, blobs) are read through one long-lived
+//! `git cat-file --batch` process per handle ([`super::batch`]); a
+//! revision's tree is listed once (`git ls-tree`) and kept, so a path is
+//! looked up in memory: a missing path, a directory, a submodule and an
+//! unknown revision are told apart by data, never by git's messages. Diffs
+//! still run `git diff` (three listings of one diff queue). Every call runs
+//! `git` with a fixed locale, no pager, no external diff drivers and raw
+//! (unquoted) paths; revisions are checked before use so a revision such
+//! as `--output=x` can never become an option. Every blob read is capped
+//! ([`GitRepo::with_max_blob`]).
 
-use std::path::{Path, PathBuf};
+use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sweepgate_core::ids::Sha;
 use tokio::process::Command;
 
+use super::batch::{Answer, Batch};
 use super::{
     BoxFuture, ChangedFile, Comparison, EntryKind, FileStatus, RepoError, RepoSource, TreeEntry,
 };
 
+/// The default cap on one blob read (`--max-file-bytes`); no benchmark
+/// file comes close.
+pub const DEFAULT_MAX_BLOB: u64 = 8 * 1024 * 1024;
+
+/// How many revisions' tree listings a handle keeps.
+const TREES_KEPT: usize = 8;
+
+/// Recently listed trees, by commit id (oldest first).
+type Trees = VecDeque<(String, Arc<Vec<TreeEntry>>)>;
+
+/// One commit as the replay and the local checks see it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CommitInfo {
+    pub sha: String,
+    pub parents: Vec<String>,
+    /// Committer time, seconds since the epoch.
+    pub time: i64,
+    /// The first line of the message.
+    pub subject: String,
+}
+
 /// A local repository (work tree or bare).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct GitRepo {
     dir: PathBuf,
     git: PathBuf,
     timeout: Duration,
+    max_blob: u64,
+    batch: Arc<tokio::sync::Mutex<Option<Batch>>>,
+    trees: Arc<std::sync::Mutex<Trees>>,
+}
+
+impl std::fmt::Debug for GitRepo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitRepo")
+            .field("dir", &self.dir)
+            .field("git", &self.git)
+            .field("max_blob", &self.max_blob)
+            .finish_non_exhaustive()
+    }
 }
 
 impl GitRepo {
@@ -29,6 +73,9 @@ impl GitRepo {
             dir: dir.into(),
             git: PathBuf::from("git"),
             timeout: Duration::from_secs(120),
+            max_blob: DEFAULT_MAX_BLOB,
+            batch: Arc::new(tokio::sync::Mutex::new(None)),
+            trees: Arc::new(std::sync::Mutex::new(VecDeque::new())),
         }
     }
 
@@ -38,12 +85,15 @@ impl GitRepo {
         self
     }
 
-    pub(crate) fn dir(&self) -> &Path {
-        &self.dir
+    /// Refuse to read a blob larger than `bytes` ([`RepoError::TooLarge`]).
+    pub fn with_max_blob(mut self, bytes: u64) -> Self {
+        self.max_blob = bytes;
+        self
     }
 
-    /// Run git; `Ok((status_code, stdout, stderr))` whatever the exit code.
-    async fn run(&self, args: &[&str]) -> Result<(Option<i32>, Vec<u8>, String), RepoError> {
+    /// git in the repository with the fixed options every call gets (the
+    /// one place a process is started).
+    fn command(&self) -> Command {
         let mut cmd = Command::new(&self.git);
         cmd.arg("-C")
             .arg(&self.dir)
@@ -54,10 +104,16 @@ impl GitRepo {
                 "-c",
                 "diff.external=",
             ])
-            .args(args)
             .env("LC_ALL", "C")
             .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0");
+        cmd
+    }
+
+    /// Run git; `Ok((status_code, stdout, stderr))` whatever the exit code.
+    async fn run(&self, args: &[&str]) -> Result<(Option<i32>, Vec<u8>, String), RepoError> {
+        let mut cmd = self.command();
+        cmd.args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -90,69 +146,168 @@ impl GitRepo {
         }
     }
 
-    async fn resolve_commit(&self, rev: &str) -> Result<String, RepoError> {
-        check_rev(rev)?;
-        let spec = format!("{rev}^{{commit}}");
-        let args = [
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            "--end-of-options",
-            spec.as_str(),
-        ];
-        let (code, stdout, stderr) = self.run(&args).await?;
-        match code {
-            Some(0) => {
-                let out = String::from_utf8_lossy(&stdout);
-                match Sha::parse(out.trim()) {
-                    Some(sha) => Ok(sha.to_string()),
-                    None => Err(RepoError::Output {
-                        args: args.join(" "),
-                        message: format!("not a commit id: {:?}", out.trim()),
-                    }),
-                }
-            }
-            // `--quiet --verify` exits 1 without a message for an unknown name.
-            Some(1) if stderr.is_empty() => Err(RepoError::NoSuchRevision { rev: rev.into() }),
-            _ if stderr.contains("not a git repository") => Err(git_failed(&args, code, stderr)),
-            Some(_) => Err(RepoError::NoSuchRevision { rev: rev.into() }),
-            None => Err(git_failed(&args, code, stderr)),
+    /// One object through the batch process (started on first use, and
+    /// again after it died).
+    async fn object(&self, name: &str, cap: u64) -> Result<Answer, RepoError> {
+        let mut guard = self.batch.lock().await;
+        if guard.is_none() {
+            *guard = Some(Batch::spawn(self.command()).map_err(|e| match e {
+                RepoError::Spawn(m) => RepoError::Spawn(format!("{}: {m}", self.git.display())),
+                other => other,
+            })?);
         }
+        let Some(batch) = guard.as_mut() else {
+            return Err(RepoError::Spawn("git cat-file".into()));
+        };
+        let answer = batch.get(name, cap, self.timeout).await;
+        if answer.is_err() {
+            // Out of step or dead: the next call starts a fresh process.
+            *guard = None;
+        }
+        answer
+    }
+
+    /// The commit object a revision names: its id and raw body.
+    async fn commit_object(&self, rev: &str) -> Result<(String, Vec<u8>), RepoError> {
+        check_rev(rev)?;
+        let name = format!("{rev}^{{commit}}");
+        match self.object(&name, 64 << 20).await? {
+            Answer::Found { oid, kind, body } if kind == "commit" => match Sha::parse(&oid) {
+                Some(sha) => Ok((sha.to_string(), body)),
+                None => Err(RepoError::Output {
+                    args: "cat-file --batch".into(),
+                    message: format!("not a commit id: {oid:?}"),
+                }),
+            },
+            Answer::Found { .. } | Answer::Missing | Answer::Ambiguous => {
+                Err(RepoError::NoSuchRevision { rev: rev.into() })
+            }
+            Answer::TooLarge { size } => Err(RepoError::Output {
+                args: "cat-file --batch".into(),
+                message: format!("commit {rev} is {size} bytes"),
+            }),
+        }
+    }
+
+    async fn resolve_commit(&self, rev: &str) -> Result<String, RepoError> {
+        Ok(self.commit_object(rev).await?.0)
+    }
+
+    /// A commit's parents, committer time and subject.
+    pub async fn commit_info(&self, rev: &str) -> Result<CommitInfo, RepoError> {
+        let (sha, body) = self.commit_object(rev).await?;
+        Ok(parse_commit(sha, &body))
+    }
+
+    /// The first-parent chain ending at `head`, oldest first, stopping
+    /// after `base` when given (exclusive), as `git rev-list --first-parent
+    /// --reverse base..head` lists it.
+    pub async fn first_parent_chain(
+        &self,
+        base: Option<&str>,
+        head: &str,
+    ) -> Result<Vec<CommitInfo>, RepoError> {
+        check_rev(head)?;
+        let head_sha = self.resolve_commit(head).await?;
+        let stop = match base {
+            Some(b) => Some(self.resolve_commit(b).await?),
+            None => None,
+        };
+        let mut out = Vec::new();
+        let mut at = Some(head_sha);
+        while let Some(sha) = at {
+            if stop.as_deref() == Some(sha.as_str()) {
+                break;
+            }
+            let info = self.commit_info(&sha).await?;
+            at = info.parents.first().cloned();
+            out.push(info);
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// Commits reachable from `head` but not from `base`, oldest first.
+    pub async fn commits_between(&self, base: &str, head: &str) -> Result<Vec<String>, RepoError> {
+        check_rev(base)?;
+        check_rev(head)?;
+        let range = format!("{base}..{head}");
+        let out = self
+            .ok(&["rev-list", "--reverse", "--end-of-options", &range])
+            .await?;
+        Ok(String::from_utf8_lossy(&out)
+            .lines()
+            .map(|l| l.trim().to_owned())
+            .filter(|l| !l.is_empty())
+            .collect())
     }
 
     async fn read(&self, rev: &str, path: &str) -> Result<Vec<u8>, RepoError> {
         let path = clean_path(path)?;
         let sha = self.resolve_commit(rev).await?;
-        let object = format!("{sha}:{path}");
-        let (code, stdout, stderr) = self.run(&["cat-file", "blob", &object]).await?;
-        if code == Some(0) {
-            return Ok(stdout);
-        }
-        // Tell "missing" from "a directory" (or a submodule).
-        let (tcode, tout, _) = self.run(&["cat-file", "-t", &object]).await?;
-        if tcode == Some(0) {
-            let kind = String::from_utf8_lossy(&tout).trim().to_string();
+        let tree = self.tree_of(&sha).await?;
+        let entry = match tree.binary_search_by(|e| e.path.as_str().cmp(path)) {
+            Ok(i) => &tree[i],
+            Err(i) => {
+                // The listing is sorted, so a directory's files follow its name.
+                let dir = format!("{path}/");
+                let is_dir = tree[i..]
+                    .iter()
+                    .take_while(|e| e.path.as_str() < dir.as_str() || e.path.starts_with(&dir))
+                    .any(|e| e.path.starts_with(&dir));
+                return Err(if is_dir {
+                    RepoError::NotAFile {
+                        rev: rev.into(),
+                        path: path.into(),
+                        kind: "tree".into(),
+                    }
+                } else {
+                    RepoError::NoSuchFile {
+                        rev: rev.into(),
+                        path: path.into(),
+                    }
+                });
+            }
+        };
+        if entry.kind == EntryKind::Submodule {
             return Err(RepoError::NotAFile {
                 rev: rev.into(),
                 path: path.into(),
-                kind,
+                kind: "submodule".into(),
             });
         }
-        if stderr.contains("does not exist")
-            || stderr.contains("Not a valid object name")
-            || stderr.contains("bad file")
+        let too_large = |size: u64| RepoError::TooLarge {
+            rev: rev.into(),
+            path: path.into(),
+            size,
+            cap: self.max_blob,
+        };
+        if let Some(size) = entry.size
+            && size > self.max_blob
         {
-            return Err(RepoError::NoSuchFile {
-                rev: rev.into(),
-                path: path.into(),
-            });
+            return Err(too_large(size));
         }
-        Err(git_failed(&["cat-file", "blob", &object], code, stderr))
+        match self.object(&entry.oid, self.max_blob).await? {
+            Answer::Found { body, .. } => Ok(body),
+            Answer::TooLarge { size } => Err(too_large(size)),
+            Answer::Missing | Answer::Ambiguous => Err(RepoError::Output {
+                args: "cat-file --batch".into(),
+                message: format!("blob {} of {path} at {rev} is missing", entry.oid),
+            }),
+        }
     }
 
-    async fn tree(&self, rev: &str) -> Result<Vec<TreeEntry>, RepoError> {
-        let sha = self.resolve_commit(rev).await?;
-        let args = ["ls-tree", "-r", "-l", "-z", "--full-tree", sha.as_str()];
+    /// The listing of a commit's tree, from the handle's cache when it was
+    /// listed lately.
+    async fn tree_of(&self, sha: &str) -> Result<Arc<Vec<TreeEntry>>, RepoError> {
+        let cached = {
+            let kept = self.trees.lock().unwrap_or_else(|e| e.into_inner());
+            kept.iter().find(|(s, _)| s == sha).map(|(_, t)| t.clone())
+        };
+        if let Some(t) = cached {
+            return Ok(t);
+        }
+        let args = ["ls-tree", "-r", "-l", "-z", "--full-tree", sha];
         let out = self.ok(&args).await?;
         let mut entries = Vec::new();
         for rec in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
@@ -162,7 +317,18 @@ impl GitRepo {
             })?);
         }
         entries.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(entries)
+        let tree = Arc::new(entries);
+        let mut kept = self.trees.lock().unwrap_or_else(|e| e.into_inner());
+        kept.push_back((sha.to_owned(), tree.clone()));
+        while kept.len() > TREES_KEPT {
+            kept.pop_front();
+        }
+        Ok(tree)
+    }
+
+    async fn tree(&self, rev: &str) -> Result<Vec<TreeEntry>, RepoError> {
+        let sha = self.resolve_commit(rev).await?;
+        Ok(self.tree_of(&sha).await?.as_ref().clone())
     }
 
     async fn diff(&self, base: &str, head: &str) -> Result<Comparison, RepoError> {
@@ -256,6 +422,30 @@ impl RepoSource for GitRepo {
         head: &'a str,
     ) -> BoxFuture<'a, Result<Comparison, RepoError>> {
         Box::pin(self.diff(base, head))
+    }
+}
+
+/// Parents, committer time and subject of a raw commit object.
+fn parse_commit(sha: String, body: &[u8]) -> CommitInfo {
+    let text = String::from_utf8_lossy(body);
+    let (headers, message) = text.split_once("\n\n").unwrap_or((&text, ""));
+    let mut parents = Vec::new();
+    let mut time = 0;
+    for h in headers.lines() {
+        if let Some(p) = h.strip_prefix("parent ") {
+            parents.push(p.trim().to_owned());
+        } else if let Some(c) = h.strip_prefix("committer ") {
+            // `Name <email> 1717000000 +0200`
+            let mut it = c.rsplitn(3, ' ');
+            let _tz = it.next();
+            time = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+        }
+    }
+    CommitInfo {
+        sha,
+        parents,
+        time,
+        subject: message.lines().next().unwrap_or("").trim().to_owned(),
     }
 }
 
@@ -446,6 +636,15 @@ mod tests {
         v.extend_from_slice(b"3\t0\t\0old\0new\0-\t-\tbin.png\0");
         let rows = parse_numstat(&v);
         assert_eq!(rows, vec![(1, 2, false), (3, 0, false), (0, 0, true)]);
+    }
+
+    #[test]
+    fn commit_objects_give_parents_time_and_subject() {
+        let body = b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nparent aa\nparent bb\nauthor A <a@x> 1700000000 +0000\ncommitter C <c@x> 1717000000 -0500\n\nAdd a thing (#12) [skip-sweep]\n\nbody\n";
+        let c = parse_commit("s".into(), body);
+        assert_eq!(c.parents, vec!["aa", "bb"]);
+        assert_eq!(c.time, 1_717_000_000);
+        assert_eq!(c.subject, "Add a thing (#12) [skip-sweep]");
     }
 
     #[test]

@@ -1,16 +1,18 @@
 //! Reading a benchmark repository at a revision: one trait, a local git
-//! implementation (and a GitHub one in `crate::github`).
+//! implementation (and a GitHub one in `crate::github`), and the PR number
+//! a merged commit's subject names.
 //!
 //! The trait is object safe and every method returns a boxed `Send` future,
 //! so an `Arc<dyn RepoSource>` can be shared by tokio tasks and the snapshot
 //! builder never knows whether it reads a local clone or the GitHub API.
 
+mod batch;
 mod git;
 
 use std::future::Future;
 use std::pin::Pin;
 
-pub use git::GitRepo;
+pub use git::{CommitInfo, DEFAULT_MAX_BLOB, GitRepo};
 
 /// A boxed future that can cross tokio tasks.
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -27,6 +29,14 @@ pub enum RepoError {
         rev: String,
         path: String,
         kind: String,
+    },
+    /// A blob over the read cap: never read, never silently skipped.
+    #[error("{path} at {rev} is {size} bytes, over the read cap of {cap} bytes")]
+    TooLarge {
+        rev: String,
+        path: String,
+        size: u64,
+        cap: u64,
     },
     #[error("{base} and {head} have no common ancestor")]
     NoMergeBase { base: String, head: String },
@@ -144,6 +154,22 @@ pub trait RepoSource: Send + Sync {
     ) -> BoxFuture<'a, Result<Comparison, RepoError>>;
 }
 
+/// The PR number a squash-merge subject names: its last `(#NNNN)`
+/// (`Fix a thing (#12) [skip-sweep]` → 12).
+pub fn pr_from_subject(subject: &str) -> Option<u64> {
+    let mut found = None;
+    let mut rest = subject;
+    while let Some(i) = rest.find("(#") {
+        let tail = &rest[i + 2..];
+        let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+        if !digits.is_empty() && tail[digits.len()..].starts_with(')') {
+            found = digits.parse().ok().or(found);
+        }
+        rest = tail;
+    }
+    found
+}
+
 /// Read a file, mapping "no such file" to `None` (other errors stay errors).
 pub async fn read_optional(
     src: &dyn RepoSource,
@@ -168,4 +194,21 @@ pub async fn tree_paths(
         .into_iter()
         .map(|e| e.path)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pr_from_subject;
+
+    #[test]
+    fn the_last_pr_number_of_a_subject_counts() {
+        assert_eq!(pr_from_subject("chore: move configs (#1992)"), Some(1992));
+        assert_eq!(
+            pr_from_subject("feat: changelog runs (#267) [skip-sweep]"),
+            Some(267)
+        );
+        assert_eq!(pr_from_subject("Revert \"x (#12)\" (#15)"), Some(15));
+        assert_eq!(pr_from_subject("no number (#abc) (#)"), None);
+        assert_eq!(pr_from_subject("Moved to new org."), None);
+    }
 }

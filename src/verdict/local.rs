@@ -374,23 +374,20 @@ pub(crate) async fn read_trees(
     ))
 }
 
-/// `git rev-list --reverse base..head`; empty when git cannot tell.
-fn commits_between(dir: &Path, base: &str, head: &str) -> Vec<Commit> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["rev-list", "--reverse", &format!("{base}..{head}")])
-        .output();
-    match out {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .map(|l| Commit {
-                sha: l.trim().to_owned(),
-                message: String::new(),
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
+/// What a local check run is given beyond the range.
+#[derive(Debug, Clone)]
+pub struct LocalCheck {
+    /// The sign-off checklist comment, if any.
+    pub signoff: Option<String>,
+    pub facts: GithubFacts,
+    pub artifacts: Option<RunArtifacts>,
+    pub today: NaiveDate,
+    /// The PR number; default: the facts' PR, else the last `(#NNNN)` of
+    /// the head commit's subject.
+    pub pr: Option<u64>,
+    /// The repository configuration (a replay passes the layout of the
+    /// commit); default: `.github/sweepgate.toml` at the merge base.
+    pub config: Option<RepoConfig>,
 }
 
 /// Runs the local check and returns the verdict.
@@ -403,26 +400,65 @@ pub async fn check_local(
     artifacts: Option<RunArtifacts>,
     today: NaiveDate,
 ) -> Result<(Verdict, Snapshot, RepoConfig), LocalError> {
-    let src = GitRepo::new(repo);
+    let opts = LocalCheck {
+        signoff: signoff.map(str::to_owned),
+        facts,
+        artifacts,
+        today,
+        pr: None,
+        config: None,
+    };
+    check_repo(&GitRepo::new(repo), base, head, opts).await
+}
+
+/// [`check_local`] on an open repository handle (the replay keeps one
+/// per worker, with its object reader and caches).
+pub async fn check_repo(
+    src: &GitRepo,
+    base: &str,
+    head: &str,
+    opts: LocalCheck,
+) -> Result<(Verdict, Snapshot, RepoConfig), LocalError> {
     let (trees, cfg, settings) = read_trees(
-        &src,
+        src,
         base,
         head,
         PolicyAt {
             rev: None,
-            cfg: None,
+            cfg: opts.config,
         },
     )
     .await?;
-    let commits = commits_between(src.dir(), &trees.base_sha, &trees.head_sha);
-    let mut facts = facts;
+    let mut facts = opts.facts;
     if facts.commits.is_none() {
-        facts.commits = Some(commits);
+        // As before: no commit list when git cannot tell.
+        let commits = src
+            .commits_between(&trees.base_sha, &trees.head_sha)
+            .await
+            .unwrap_or_default();
+        facts.commits = Some(
+            commits
+                .into_iter()
+                .map(|sha| Commit {
+                    sha,
+                    message: String::new(),
+                })
+                .collect(),
+        );
     }
-    if let Some(body) = signoff {
+    let known = facts.pr.as_ref().map_or(0, |p| p.number);
+    let number = match opts.pr {
+        Some(n) => Some(n),
+        None if known != 0 => None,
+        None => crate::repo::pr_from_subject(&src.commit_info(&trees.head_sha).await?.subject),
+    };
+    if let Some(n) = number {
+        facts.pr.get_or_insert_with(PullRequest::default).number = n;
+    }
+    if let Some(body) = &opts.signoff {
         facts.signoff = Some(signoff_from_text(body));
     }
-    let s = snapshot_from_trees(trees, facts, artifacts, settings, today);
+    let s = snapshot_from_trees(trees, facts, opts.artifacts, settings, opts.today);
     let v = verify(&s, &cfg);
     Ok((v, s, cfg))
 }

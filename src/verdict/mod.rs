@@ -13,7 +13,9 @@ use sweepgate_core::checks::snapshot::Snapshot;
 use sweepgate_core::checks::{CheckResult, Evidence, Outcome, verifier};
 use sweepgate_core::config::RepoConfig;
 
-pub use local::{GithubFacts, LocalError, Trees, check_local, snapshot_from_trees};
+pub use local::{
+    GithubFacts, LocalCheck, LocalError, Trees, check_local, check_repo, snapshot_from_trees,
+};
 
 pub(crate) const STATUS_SUCCESS: &str = "CODEOWNER sign-off independently verified";
 pub(crate) const STATUS_FAILURE: &str = "Sign-off verification rejected - see verdict comment";

@@ -59,13 +59,7 @@ fn repo(name: &str) -> tempfile::TempDir {
 }
 
 fn args(dir: &Path, format: Format, pr: Option<u64>) -> Args {
-    Args {
-        repo: dir.to_string_lossy().into(),
-        base: "base".into(),
-        head: "head".into(),
-        pr,
-        format,
-    }
+    Args::range(&dir.to_string_lossy(), "base", "head", pr, format)
 }
 
 #[tokio::test]
@@ -178,4 +172,26 @@ fn exit_status_follows_errors_and_usage() {
         ]),
         format!("{:?}", std::process::ExitCode::from(2))
     );
+}
+
+#[tokio::test]
+async fn sarif_carries_fingerprints_and_baseline_states() {
+    let d = repo("seed003");
+    let judged = cli::run_judged(&args(d.path(), Format::Sarif, Some(1145)))
+        .await
+        .unwrap();
+    let v = sarif::to_sarif_judged(&judged);
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), judged.len());
+    for (r, j) in results.iter().zip(&judged) {
+        assert_eq!(
+            r["partialFingerprints"][sarif::FINGERPRINT_KEY],
+            j.fingerprint.as_str()
+        );
+        assert_eq!(r["baselineState"], j.baseline.as_str());
+    }
+    // The seed's scripts are new in the PR: every finding is new, and the
+    // CLI's text marks none as pre-existing.
+    assert!(results.iter().all(|r| r["baselineState"] == "new"));
+    assert!(!cli::render_judged(&judged, Format::Text).contains("[pre-existing]"));
 }

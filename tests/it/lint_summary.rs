@@ -5,13 +5,18 @@
 use crate::lint_support as support;
 
 use sweepgate::lint::summary::{marker, render};
+use sweepgate_core::checks::lint::{BaselineState, Finding, Judged, Severity, lint_judged};
+
+fn judged(name: &str) -> Vec<Judged> {
+    lint_judged(&support::scenario(name))
+}
 
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
 #[test]
 fn seed_003_summary_groups_by_severity() {
-    let f = support::run("seed003");
-    let body = render(SHA, &f).unwrap();
+    let f = judged("seed003");
+    let body = render(SHA, &f, |_| true).unwrap();
     assert!(body.starts_with(&marker(SHA)), "{body}");
     assert!(
         body.contains(
@@ -36,13 +41,13 @@ fn seed_003_summary_groups_by_severity() {
 
 #[test]
 fn info_is_collapsed_and_clean_is_one_line() {
-    let f = support::run("seed000");
-    let body = render(SHA, &f).unwrap();
+    let f = judged("seed000");
+    let body = render(SHA, &f, |_| true).unwrap();
     assert!(
         body.contains("<details><summary>ℹ️ 1 info</summary>"),
         "{body}"
     );
-    let clean = render(SHA, &[]).unwrap();
+    let clean = render(SHA, &[], |_| true).unwrap();
     assert!(
         clean.contains("✅ No recipe lint findings on 0123456."),
         "{clean}"
@@ -52,4 +57,58 @@ fn info_is_collapsed_and_clean_is_one_line() {
         3,
         "{clean}"
     );
+}
+
+fn existing(rule: &'static str, severity: Severity, file: &str, line: usize) -> Judged {
+    Judged {
+        finding: Finding {
+            rule,
+            severity,
+            file: file.into(),
+            line,
+            message: format!("`{rule}` was already there"),
+            fix: None,
+        },
+        fingerprint: "0".repeat(32),
+        baseline: BaselineState::Unchanged,
+        on_changed_line: false,
+    }
+}
+
+#[test]
+fn pre_existing_findings_are_collapsed_with_counts_and_never_listed_open() {
+    let mut f = judged("seed004");
+    let new_errors = f
+        .iter()
+        .filter(|j| j.is_new() && j.finding.severity == Severity::Error)
+        .count();
+    f.push(existing("L12", Severity::Error, "benchmarks/a.sh", 3));
+    f.push(existing("L06", Severity::Warning, "benchmarks/a.sh", 9));
+    f.push(existing(
+        "L03",
+        Severity::Warning,
+        "configs/runners.yaml",
+        1,
+    ));
+    let body = render(SHA, &f, |p| p == "benchmarks/a.sh").unwrap();
+    assert!(body.contains(&format!("**🔴 {new_errors} error")), "{body}");
+    assert!(
+        body.contains("<details><summary>Already on the base branch, in files this PR touches: 1 error, 1 warning (not counted against this PR)</summary>"),
+        "{body}"
+    );
+    assert!(body.contains("- 🔴 `benchmarks/a.sh:3` **L12**"), "{body}");
+    assert!(
+        body.contains("1 more finding already on the base branch in files this PR does not touch"),
+        "{body}"
+    );
+    assert!(!body.contains("configs/runners.yaml:1"), "{body}");
+
+    // Only pre-existing findings: no new one, said so.
+    let only = vec![existing("L12", Severity::Error, "benchmarks/a.sh", 3)];
+    let body = render(SHA, &only, |_| true).unwrap();
+    assert!(
+        body.contains("✅ No new recipe lint findings on 0123456."),
+        "{body}"
+    );
+    assert!(!body.contains("**🔴"), "{body}");
 }

@@ -29,6 +29,8 @@ mod recipe_models_md;
 mod recipe_waiver_thresholds;
 mod recovery;
 mod reliability_faults;
+mod replay;
+mod replay_repo;
 mod repo_git;
 mod sandbox_actions;
 mod sandbox_deliveries;

@@ -9,7 +9,7 @@ use sweepgate::repo::{
     EntryKind, FileStatus, GitRepo, RepoError, RepoSource, read_optional, tree_paths,
 };
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)

@@ -214,11 +214,11 @@ fn only_git_is_ever_spawned_outside_the_harnesses() {
     assert_eq!(
         spawns,
         [
-            // The local clone for `sweepgate verify --local` and the git
-            // repository source: git with fixed subcommands, revisions that
-            // cannot start with `-`, and no shell.
+            // The local clone for `sweepgate check`, `lint` and `replay`:
+            // the git repository source, git with fixed subcommands,
+            // revisions that cannot start with `-`, and no shell (the
+            // commit list of a local check goes through it too).
             ("src/repo/git.rs", "&self.git"),
-            ("src/verdict/local.rs", "\"git\""),
         ]
     );
     // The git binary is git unless a caller says otherwise, and no served

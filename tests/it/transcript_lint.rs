@@ -73,3 +73,71 @@ async fn lint_annotates_and_turns_green_when_fixed() {
     );
     w.finish(&[pr.number]).await;
 }
+
+/// The recipe-lint check run on a head.
+fn lint_run(w: &World, sha: &str) -> sweepgate_sandbox::CheckRunView {
+    w.sandbox
+        .check_runs(OWNER, REPO, sha)
+        .into_iter()
+        .find(|c| c.name == "sweepgate / recipe-lint")
+        .unwrap()
+}
+
+/// A PR is judged on what it changes (issue 17 item 5): an error already
+/// on main in a script the PR edits does not fail the check run, is
+/// annotated only once the PR touches its line, and is listed collapsed
+/// in the comment.
+#[tokio::test]
+async fn an_error_already_on_main_does_not_fail_the_pr() {
+    let mut w = World::new().await;
+    let bad = script("--isl \"$ISL\" --osl \"$OSL\"");
+    w.sandbox
+        .commit(
+            OWNER,
+            REPO,
+            "main",
+            &[Change::write(PATH, bad.clone())],
+            "main has L26",
+        )
+        .unwrap();
+    w.sandbox.take_deliveries();
+    // The PR edits the server line only.
+    let edited = bad.replace("--port 8888 --tensor", "--port 8889 --tensor");
+    let pr = w.open_pr("port", &[Change::write(PATH, edited.clone())], "vendor-dev");
+    w.deliver().await;
+    let _guide = w.next_comment(pr.number);
+    let body = w.next_comment(pr.number);
+    assert!(body.contains("✅ No new recipe lint findings on"), "{body}");
+    assert!(
+        body.contains("Already on the base branch, in files this PR touches: 2 errors"),
+        "{body}"
+    );
+    assert!(body.contains("**L26**") && !body.contains("**🔴"), "{body}");
+    let run = lint_run(&w, &pr.head_sha().unwrap());
+    assert_eq!(run.conclusion.as_deref(), Some("success"));
+    assert!(
+        run.annotations
+            .iter()
+            .all(|a| a["title"] != "L26" && a["title"] != "L26 (pre-existing)"),
+        "{:#?}",
+        run.annotations
+    );
+
+    // Now the PR edits the line the error is on: annotated as pre-existing,
+    // still not failing.
+    let touched = edited.replace("--result-dir /workspace/", "--result-dir /workspace/out/");
+    pr.push(&[Change::write(PATH, touched)], "move the results")
+        .unwrap();
+    w.deliver().await;
+    let _edited_summary = w.take_comments(pr.number);
+    let run = lint_run(&w, &pr.head_sha().unwrap());
+    assert_eq!(run.conclusion.as_deref(), Some("success"));
+    assert!(
+        run.annotations
+            .iter()
+            .any(|a| a["title"] == "L26 (pre-existing)" && a["path"] == PATH),
+        "{:#?}",
+        run.annotations
+    );
+    w.finish(&[pr.number]).await;
+}

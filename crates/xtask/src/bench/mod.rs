@@ -8,6 +8,7 @@ pub(crate) mod e2e;
 pub(crate) mod inproc;
 pub(crate) mod memory;
 pub(crate) mod model;
+pub(crate) mod replay;
 pub(crate) mod report;
 pub(crate) mod svg;
 
@@ -21,7 +22,7 @@ use model::{Dirs, Fixtures};
 use report::{Growth, GrowthPoint, Report, Row, Status};
 
 /// Every benchmark name `--only` accepts, in report order.
-pub(crate) const ONLY: [&str; 10] = [
+pub(crate) const ONLY: [&str; 11] = [
     "ack",
     "parse-masters",
     "parse-changelog",
@@ -32,6 +33,7 @@ pub(crate) const ONLY: [&str; 10] = [
     "e2e",
     "memory",
     "growth",
+    "replay",
 ];
 
 #[derive(Debug, Clone, clap::Args)]
@@ -45,7 +47,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Run one benchmark (ack, parse-masters, parse-changelog, expansion,
-    /// verdict, verdict-warm, lint, e2e, memory, growth).
+    /// verdict, verdict-warm, lint, e2e, memory, growth, replay).
     #[arg(long)]
     pub only: Option<String>,
     /// Skip the instruction counts (valgrind --tool=callgrind).
@@ -272,6 +274,10 @@ async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
     if wants(args, "growth") {
         eprintln!("bench: growth");
         r.growth = Some(growth(args, fx)?);
+    }
+    if wants(args, "replay") {
+        eprintln!("bench: replay of the history");
+        replay::rows(args, &mut r).await?;
     }
     Ok(r)
 }

@@ -75,6 +75,7 @@ fn quick_bench_writes_every_row_and_both_plots() {
         "`e2e`",
         "`rss-idle`",
         "`rss-3000`",
+        "`replay`",
     ] {
         assert!(report.contains(id), "row {id} missing:\n{report}");
     }

@@ -15,8 +15,42 @@ use crate::recipe::runners::{self, RunnerConfig};
 use crate::recipe::script::{self, ScriptFacts};
 use crate::recipe::srt::{self, SrtRecipe};
 
-use super::input::LintInput;
+use std::sync::{Arc, LazyLock};
+
+use crate::config::layout::Input;
+
+use super::cache::{BlobCache, Shared};
+use super::input::{LintInput, Scope};
 use super::{Finding, Severity};
+
+type Parsed<T> = Result<T, crate::recipe::ParseError>;
+
+/// Parse results by content, across the lint runs of the process.
+static MASTERS: Shared<Parsed<MasterConfig>> = LazyLock::new(|| BlobCache::new(16));
+static ENTRIES: Shared<Parsed<BTreeMap<String, serde_json::Value>>> =
+    LazyLock::new(|| BlobCache::new(32));
+static SCRIPTS: Shared<Parsed<ScriptFacts>> = LazyLock::new(|| BlobCache::new(4096));
+static RECIPES: Shared<Parsed<SrtRecipe>> = LazyLock::new(|| BlobCache::new(4096));
+static CHANGELOGS: Shared<Parsed<changelog::Document>> = LazyLock::new(|| BlobCache::new(8));
+static RUNNERS: Shared<Parsed<RunnerConfig>> = LazyLock::new(|| BlobCache::new(8));
+
+/// Empties the lint's parse caches (benchmarks measure a cold process).
+pub fn clear_parse_caches() {
+    MASTERS.clear();
+    ENTRIES.clear();
+    SCRIPTS.clear();
+    RECIPES.clear();
+    CHANGELOGS.clear();
+    RUNNERS.clear();
+}
+
+fn cached<T: Clone>(
+    cache: &BlobCache<Parsed<T>>,
+    parts: &[(&str, &[u8])],
+    parse: impl FnOnce() -> Parsed<T>,
+) -> Parsed<T> {
+    Arc::unwrap_or_clone(cache.get_or(parts, parse))
+}
 
 /// How a key changed between base and head (docs/rules.md §0.4.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -73,10 +107,15 @@ fn entry_json(
     bytes: &[u8],
     out: &mut BTreeMap<String, serde_json::Value>,
 ) -> Result<(), crate::recipe::ParseError> {
-    let doc = master::parse_document(file, bytes)?;
-    for e in doc.entries {
-        out.insert(e.key.clone(), e.node.value.to_json());
-    }
+    let entries = cached(&ENTRIES, &[(file, bytes)], || {
+        let doc = master::parse_document(file, bytes)?;
+        Ok(doc
+            .entries
+            .into_iter()
+            .map(|e| (e.key.clone(), e.node.value.to_json()))
+            .collect())
+    })?;
+    out.extend(entries);
     Ok(())
 }
 
@@ -145,6 +184,10 @@ impl<'a> Context<'a> {
             ));
         };
 
+        // Parse failures of the base side: what the PR changed in those
+        // files cannot be told, and that is said, not hidden.
+        let mut base_errors: Vec<crate::recipe::ParseError> = Vec::new();
+
         // Master configs.
         let head_files: Vec<(&str, &[u8])> = cfg
             .paths
@@ -155,7 +198,9 @@ impl<'a> Context<'a> {
         let head_master = if head_files.is_empty() {
             None
         } else {
-            match master::parse_many(head_files.iter().copied()) {
+            match cached(&MASTERS, &head_files, || {
+                master::parse_many(head_files.iter().copied())
+            }) {
                 Ok(m) => Some(m),
                 Err(e) => {
                     problem(&e.loc.file.clone(), &e);
@@ -166,30 +211,42 @@ impl<'a> Context<'a> {
         let mut base_entries = BTreeMap::new();
         let mut head_entries = BTreeMap::new();
         for p in &cfg.paths.master_configs {
-            if let Some(b) = input.base(p) {
-                let _ = entry_json(p, b, &mut base_entries);
+            if let Some(b) = input.base(p)
+                && let Err(e) = entry_json(p, b, &mut base_entries)
+            {
+                base_errors.push(e);
             }
             if let Some(b) = input.head(p) {
                 let _ = entry_json(p, b, &mut head_entries);
             }
         }
 
-        let runners = input.head(&cfg.paths.runners).and_then(|b| {
-            match runners::parse(&cfg.paths.runners, b) {
+        let read_runners = |b: &[u8]| {
+            cached(&RUNNERS, &[(cfg.paths.runners.as_str(), b)], || {
+                runners::parse(&cfg.paths.runners, b)
+            })
+        };
+        let runners = input
+            .head(&cfg.paths.runners)
+            .and_then(|b| match read_runners(b) {
                 Ok(r) => Some(r),
                 Err(e) => {
                     problem(&cfg.paths.runners, &e);
                     None
                 }
-            }
-        });
+            });
         let base_runners = input
             .base(&cfg.paths.runners)
-            .and_then(|b| runners::parse(&cfg.paths.runners, b).ok());
+            .and_then(|b| read_runners(b).map_err(|e| base_errors.push(e)).ok());
 
         let launchers = LauncherTable::default();
         let mut routes = BTreeMap::new();
-        if let Some(m) = &head_master {
+        // The launcher model resolves the scenario-folder layout only: on an
+        // older commit no key has a route (the rules that need one are off).
+        if let Some(m) = head_master
+            .as_ref()
+            .filter(|_| !input.inputs_not_yet.contains(&Input::ScenarioScripts))
+        {
             for e in &m.entries {
                 routes.insert(
                     e.key.clone(),
@@ -203,7 +260,9 @@ impl<'a> Context<'a> {
         let mut recipes = BTreeMap::new();
         for (path, bytes) in &input.head_files {
             if Self::is_benchmark_script(input, path) {
-                match script::parse_script(path, bytes) {
+                match cached(&SCRIPTS, &[(path.as_str(), bytes.as_slice())], || {
+                    script::parse_script(path, bytes)
+                }) {
                     Ok(facts) => {
                         scripts.insert(
                             path.clone(),
@@ -216,7 +275,9 @@ impl<'a> Context<'a> {
                     Err(e) => problem(path, &e),
                 }
             } else if Self::is_recipe_path(input, path) {
-                match srt::parse_recipe(path, bytes) {
+                match cached(&RECIPES, &[(path.as_str(), bytes.as_slice())], || {
+                    srt::parse_recipe(path, bytes)
+                }) {
                     Ok(r) => {
                         recipes.insert(path.clone(), r);
                     }
@@ -225,11 +286,16 @@ impl<'a> Context<'a> {
             }
         }
 
-        let read_changelog =
-            |b: Option<&[u8]>| b.and_then(|b| changelog::read(&cfg.paths.changelog, b).ok());
-        let base_changelog = read_changelog(input.base(&cfg.paths.changelog));
+        let read_changelog = |b: &[u8]| {
+            cached(&CHANGELOGS, &[(cfg.paths.changelog.as_str(), b)], || {
+                changelog::read(&cfg.paths.changelog, b)
+            })
+        };
+        let base_changelog = input
+            .base(&cfg.paths.changelog)
+            .and_then(|b| read_changelog(b).map_err(|e| base_errors.push(e)).ok());
         let head_changelog = match input.head(&cfg.paths.changelog) {
-            Some(b) => match changelog::read(&cfg.paths.changelog, b) {
+            Some(b) => match read_changelog(b) {
                 Ok(d) => Some(d),
                 Err(e) => {
                     problem(&cfg.paths.changelog, &e);
@@ -248,6 +314,32 @@ impl<'a> Context<'a> {
             .map(|(p, b)| (p.as_str(), b.as_slice()))
             .collect();
         let golden = GoldenSet::parse_files(golden_files).unwrap_or_default();
+
+        for e in base_errors {
+            problems.push(Finding::new(
+                "L00",
+                Severity::Warning,
+                &e.loc.file,
+                e.loc.line.max(1),
+                format!(
+                    "could not read the base version of this file, so what the PR changes in it could not be told: {}",
+                    e.message
+                ),
+            ));
+        }
+        for u in &input.unread {
+            problems.push(Finding::new(
+                "L00",
+                Severity::Warning,
+                &u.path,
+                1,
+                format!(
+                    "could not read this file, so the lint rules that need it did not run: {}",
+                    u.reason
+                ),
+            ));
+        }
+        problems.extend(absent_inputs(input));
 
         let mut ctx = Context {
             input,
@@ -352,6 +444,23 @@ impl<'a> Context<'a> {
         let Some(m) = &self.head_master else {
             return out;
         };
+        match &self.input.scope {
+            Scope::All => {
+                return m
+                    .entries
+                    .iter()
+                    .map(|e| (e.key.clone(), KeyChange::Changed))
+                    .collect();
+            }
+            Scope::Keys(keys) => {
+                return m
+                    .entries
+                    .iter()
+                    .filter_map(|e| keys.get(&e.key).map(|c| (e.key.clone(), *c)))
+                    .collect();
+            }
+            Scope::Diff => {}
+        }
         for e in &m.entries {
             let change = match (self.base_entries.get(&e.key), self.head_entries.get(&e.key)) {
                 (None, _) => Some(KeyChange::Added),
@@ -497,11 +606,13 @@ impl<'a> Context<'a> {
     /// Scripts the lint looks at: changed ones and those of changed keys.
     pub(crate) fn scripts_in_scope(&self) -> Vec<&Script> {
         let mut paths: BTreeSet<&str> = BTreeSet::new();
+        let all = self.input.scope == Scope::All;
         for s in self.scripts.values() {
-            if self
-                .input
-                .change(&s.facts.path)
-                .is_some_and(|c| c.status != FileStatus::Removed)
+            if all
+                || self
+                    .input
+                    .change(&s.facts.path)
+                    .is_some_and(|c| c.status != FileStatus::Removed)
             {
                 paths.insert(&s.facts.path);
             }
@@ -520,11 +631,13 @@ impl<'a> Context<'a> {
     /// Recipes the lint looks at: changed ones and those of changed keys.
     pub(crate) fn recipes_in_scope(&self) -> Vec<&SrtRecipe> {
         let mut paths: BTreeSet<&str> = BTreeSet::new();
+        let all = self.input.scope == Scope::All;
         for r in self.recipes.values() {
-            if self
-                .input
-                .change(&r.path)
-                .is_some_and(|c| c.status != FileStatus::Removed)
+            if all
+                || self
+                    .input
+                    .change(&r.path)
+                    .is_some_and(|c| c.status != FileStatus::Removed)
             {
                 paths.insert(&r.path);
             }
@@ -548,5 +661,96 @@ impl<'a> Context<'a> {
     /// The script is a single-node agentic script (by directory).
     pub(crate) fn is_agentic_script(&self, path: &str) -> bool {
         path.starts_with(&self.input.config.paths.agentic_scripts) || path.contains("/agentic/")
+    }
+}
+
+/// The configured inputs the rules read (master configs, runners, the
+/// changelog, MODELS.md) that are absent at base or head, each a finding
+/// naming the path: a wrong path must not make the rules pass silently.
+/// The master configs are one input (a repository may keep one file of
+/// the configured set): absent when none of them is there, and a file the
+/// PR deletes is named on its own. An input the layout table says did not
+/// exist yet is no finding (its rules are off), and a side whose tree is
+/// unknown (an input built by hand) is not judged.
+fn absent_inputs(input: &LintInput) -> Vec<Finding> {
+    let p = &input.config.paths;
+    let known = |tree: &BTreeSet<String>| !tree.is_empty();
+    let (base, head) = (&input.base_tree, &input.head_tree);
+    let mut out = Vec::new();
+    // `file` carries the finding; `named` is every path it is about.
+    let mut report = |what: Input, file: &str, named: &str, sides: Vec<&str>| {
+        if sides.is_empty() || input.inputs_not_yet.contains(&what) {
+            return;
+        }
+        out.push(
+            Finding::new(
+                "L00",
+                Severity::Warning,
+                file,
+                1,
+                format!(
+                    "the configured {} `{named}` {} absent at {}, so the lint rules that read {} did not run",
+                    what.as_str(),
+                    if named.contains('`') { "are" } else { "is" },
+                    sides.join(" and "),
+                    if named.contains('`') { "them" } else { "it" },
+                ),
+            )
+            .fix(format!(
+                "set the path in `[paths]` of {} if the file moved",
+                crate::config::repo::REPO_CONFIG_PATH
+            )),
+        );
+    };
+    let sides = |gone: &dyn Fn(&BTreeSet<String>) -> bool| -> Vec<&str> {
+        [("base", base), ("head", head)]
+            .into_iter()
+            .filter(|(_, t)| known(t) && gone(t))
+            .map(|(side, _)| side)
+            .collect()
+    };
+    let masters = &p.master_configs;
+    let none = sides(&|t| !masters.iter().any(|m| t.contains(m)));
+    if !none.is_empty() {
+        let first = masters.first().map_or("", String::as_str);
+        report(Input::MasterConfigs, first, &masters.join("`, `"), none);
+    } else {
+        for m in masters {
+            if base.contains(m) && known(head) && !head.contains(m) {
+                report(Input::MasterConfigs, m, m, vec!["head"]);
+            }
+        }
+    }
+    for (what, path) in [
+        (Input::Runners, &p.runners),
+        (Input::Changelog, &p.changelog),
+        (Input::ModelsPolicy, &p.models_policy),
+    ] {
+        report(what, path, path, sides(&|t| !t.contains(path.as_str())));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::lint::{LintData, lint};
+
+    #[test]
+    fn a_base_file_that_cannot_be_read_is_said_not_hidden() {
+        let mut input = LintInput::new(Default::default(), LintData::defaults().unwrap());
+        // The runners.yaml of 2026-02 (#666): a label → nodes mapping, before
+        // the `labels:` mapping today's parser wants.
+        input.base_files.insert(
+            "configs/runners.yaml".into(),
+            b"h100:\n- 'h100-cr_0'\n".to_vec(),
+        );
+        let found = lint(&input);
+        assert!(
+            found.iter().any(|f| f.rule == "L00"
+                && f.file == "configs/runners.yaml"
+                && f.message.contains("base version")),
+            "{found:#?}"
+        );
     }
 }

@@ -5,7 +5,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::RepoConfig;
+use crate::config::layout::Input;
 use crate::files::FileStatus;
+
+use super::context::KeyChange;
 
 use super::data::LintData;
 
@@ -15,6 +18,28 @@ pub struct ChangedPath {
     pub path: String,
     pub previous_path: Option<String>,
     pub status: FileStatus,
+}
+
+/// Which master-config keys, scripts and recipes the rules look at.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// What the PR changes (directly or through the files a key runs).
+    #[default]
+    Diff,
+    /// Every key and every script and recipe of the head tree
+    /// (`sweepgate lint --all`).
+    All,
+    /// These keys, as the PR changed them: the base side of a PR judged
+    /// against its own head ([`super::baseline`]).
+    Keys(BTreeMap<String, KeyChange>),
+}
+
+/// A file the lint needed but did not read (over the read cap): it
+/// becomes a finding naming the file and the reason.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unread {
+    pub path: String,
+    pub reason: String,
 }
 
 /// A PR as the lint sees it: contents at base and head of the changed files
@@ -33,6 +58,15 @@ pub struct LintInput {
     pub base_tree: BTreeSet<String>,
     pub base_files: BTreeMap<String, Vec<u8>>,
     pub head_files: BTreeMap<String, Vec<u8>>,
+    pub scope: Scope,
+    /// Head line numbers the PR adds or changes, per head path.
+    pub changed_lines: BTreeMap<String, BTreeSet<usize>>,
+    /// Inputs that did not exist yet at this commit
+    /// (`config::layout`): the rules that need them do not run, and their
+    /// absence is no finding.
+    pub inputs_not_yet: BTreeSet<Input>,
+    /// Files the reader refused (over the cap), at head or base.
+    pub unread: Vec<Unread>,
 }
 
 impl LintInput {
@@ -50,6 +84,24 @@ impl LintInput {
             base_tree: BTreeSet::new(),
             base_files: BTreeMap::new(),
             head_files: BTreeMap::new(),
+            scope: Scope::Diff,
+            changed_lines: BTreeMap::new(),
+            inputs_not_yet: BTreeSet::new(),
+            unread: Vec::new(),
+        }
+    }
+
+    /// Records the head lines a file's unified-diff patch adds.
+    pub fn add_patch(&mut self, path: &str, patch: &str) {
+        let lines: BTreeSet<usize> = crate::checks::added_lines(patch)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        if !lines.is_empty() {
+            self.changed_lines
+                .entry(path.to_owned())
+                .or_default()
+                .extend(lines);
         }
     }
 

@@ -6,6 +6,8 @@
 //! Knowledge that changes over time lives in `lint-data/` ([`LintData`]),
 //! overridable per target repository.
 
+pub mod baseline;
+mod cache;
 pub mod context;
 pub mod data;
 pub(crate) mod image;
@@ -46,9 +48,13 @@ mod l30_backends;
 
 use std::fmt;
 
+pub use baseline::{BaselineState, Judged, has_new_errors, lint_judged};
 pub(crate) use context::Context;
+pub use context::clear_parse_caches;
 pub use data::LintData;
-pub use input::{ChangedPath, LintInput};
+pub use input::{ChangedPath, LintInput, Scope, Unread};
+
+use crate::config::layout::Input;
 
 /// How much a finding matters (`docs/rules.md` §3: E, W, I).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -186,10 +192,45 @@ pub(crate) fn rule_description(id: &str) -> Option<(&'static str, &'static str)>
         .map(|r| (r.name, r.description))
 }
 
+/// The inputs a rule reads beyond the files a PR changes
+/// (`config::layout`): where one did not exist yet at a commit, the rule
+/// does not run there.
+pub fn rule_inputs(id: &str) -> &'static [Input] {
+    use Input::*;
+    match id {
+        "L01" | "L02" | "L21" => &[MasterConfigs, Runners, ScenarioScripts],
+        "L03" => &[MasterConfigs, Runners],
+        "L04" | "L05" => &[MasterConfigs, SrtRecipes],
+        "L13" | "L14" | "L15" | "L20" | "L28" | "L30" => &[MasterConfigs],
+        "L16" | "L17" => &[MasterConfigs, Changelog],
+        "L18" => &[MasterConfigs, ModelsPolicy],
+        "L19" => &[MasterConfigs, GoldenCurves],
+        "L24" => &[SrtRecipes],
+        "L27" => &[GoldenCurves],
+        "L29" => &[ModelsPolicy],
+        _ => &[],
+    }
+}
+
+/// The rules that run on an input: those whose inputs all exist at its
+/// commit.
+pub fn rules_run(input: &LintInput) -> Vec<&'static str> {
+    rules()
+        .into_iter()
+        .map(|r| r.id)
+        .filter(|id| {
+            rule_inputs(id)
+                .iter()
+                .all(|i| !input.inputs_not_yet.contains(i))
+        })
+        .collect()
+}
+
 /// Run every rule on the context; findings sorted by severity, file, line.
 pub(crate) fn run_context(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out: Vec<Finding> = ctx.problems.clone();
-    for r in rules() {
+    let on = rules_run(ctx.input);
+    for r in rules().into_iter().filter(|r| on.contains(&r.id)) {
         out.extend((r.check)(ctx));
     }
     out.sort_by(|a, b| {
@@ -205,7 +246,7 @@ pub fn lint(input: &LintInput) -> Vec<Finding> {
     run_context(&Context::build(input))
 }
 
-/// Any finding is an error.
+/// Any finding is an error (new or not; see [`has_new_errors`]).
 pub fn has_errors(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::Error)
 }
