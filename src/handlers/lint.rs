@@ -115,12 +115,15 @@ impl Handler for RecipeLint {
         if existing > 0 {
             title.push_str(&format!(" ({existing} pre-existing)"));
         }
+        // GitHub refuses a summary over its limit; the comment is cut by
+        // `publish::upsert`.
+        let summary = crate::comments::fit(&body, crate::comments::SUMMARY_LIMIT, None);
         let report = CheckRunReport {
             name: LINT_CHECK,
             head_sha: &head.sha,
             conclusion,
             title: &title,
-            summary: &body,
+            summary: &summary,
             annotations: &annotations,
         };
         api.check_run_with_annotations(&repo, &report).await?;
