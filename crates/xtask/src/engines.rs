@@ -132,11 +132,20 @@ pub fn main(args: EngineTablesArgs) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => TablesFile::default(),
         Err(e) => return Err(e).with_context(|| format!("reading {}", args.out.display())),
     };
+    let mut failed = 0;
     for r in &args.releases {
         let Some((engine, version)) = r.split_once("==") else {
             bail!("`{r}` is not ENGINE==VERSION");
         };
-        let table = generate(engine, version)?;
+        // One release that cannot be read does not lose the others.
+        let table = match generate(engine, version) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {engine} {version}: {e:#}");
+                failed += 1;
+                continue;
+            }
+        };
         eprintln!(
             "{engine} {version}: {} ({})",
             table.package,
@@ -156,7 +165,11 @@ pub fn main(args: EngineTablesArgs) -> anyhow::Result<ExitCode> {
     });
     let text = format!("{HEADER}{}", toml::to_string(&file)?);
     std::fs::write(&args.out, text).with_context(|| format!("writing {}", args.out.display()))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Numeric parts of a version, for ordering (`0.5.12.post1` → [0,5,12,1]).

@@ -136,23 +136,23 @@ fn shipped_al_k(s: &Snapshot, cfg: &RepoConfig, keys: &[&ChangedKey]) -> (Vec<f6
     .unwrap_or_default();
     let (mut als, mut ks) = (Vec::new(), Vec::new());
     for k in keys {
-        let l = c11_golden::launch(s, k);
-        ks.extend(l.ks.iter().copied());
-        for (d, _) in &l.encodings {
-            match d {
+        let l = c11_golden::served_of(s, k);
+        ks.extend(l.ks.iter().map(|x| x.k));
+        for e in &l.encodings {
+            match &e.decoded {
                 Decoded::Simulated(sim) => {
                     als.push(sim.al);
                     als.push(sim.written);
                 }
                 Decoded::FromGolden { .. } => {
-                    if let ([kv], Ok(mode)) = (l.ks.as_slice(), l.thinking) {
+                    if let (Ok(mode), [kv]) = (l.thinking, l.ks.as_slice()) {
                         let q = Query {
                             prefix: k.entry.prefix(),
                             method: l.method.clone(),
                             sampling: l.sampling,
                             draft_model: l.draft_model.as_deref(),
                             mode,
-                            k: *kv,
+                            k: kv.k,
                         };
                         if let Lookup::Found { cell, .. } = set.lookup(&q) {
                             als.push(cell.al);

@@ -103,6 +103,73 @@ pub(crate) fn immutable_tag(tag: &str) -> bool {
     semver || nightly || commit
 }
 
+/// What an image says about the engine release inside it (L30).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Release {
+    /// An upstream image of a released version (`vllm/vllm-openai:v0.21.0`,
+    /// `lmsysorg/sglang:v0.5.16-cu130`): its PyPI release `0.21.0`.
+    Version(String),
+    /// Nightly, dev, custom or vendor builds, digest-only references and
+    /// unknown repositories: the release's option tables do not apply.
+    Unreleased(&'static str),
+}
+
+/// The upstream Docker Hub repositories of an engine's releases.
+fn upstream_repositories(engine: &str) -> &'static [&'static str] {
+    match engine {
+        "vllm" => &["vllm/vllm-openai", "vllm/vllm-openai-rocm"],
+        "sglang" => &["lmsysorg/sglang", "lmsysorg/sglang-rocm"],
+        _ => &[],
+    }
+}
+
+/// The engine release an image runs. A tag is a release when it starts with
+/// `vX.Y.Z` (`.postN` / `rcN` allowed) and its suffixes name only the build
+/// (`-cu130`, `-ubuntu2404`, `-rocm720-mi35x-20260517`), never a commit
+/// (`…-7a33ba9`), `dev` or `nightly`.
+pub(crate) fn release_of(engine: &str, image: &str) -> Release {
+    let i = ImageRef::parse(image);
+    if !matches!(i.registry.as_deref(), None | Some("docker.io"))
+        || !upstream_repositories(engine).contains(&i.repository.as_str())
+    {
+        return Release::Unreleased("not an upstream image");
+    }
+    let Some(tag) = i.tag.as_deref() else {
+        return Release::Unreleased("pinned by digest only");
+    };
+    let mut parts = tag.split('-');
+    let head = parts.next().unwrap_or("");
+    let Some(version) = head.strip_prefix('v') else {
+        return Release::Unreleased("not a release tag");
+    };
+    let mut nums = version.splitn(3, '.');
+    let numeric = |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let (a, b) = (nums.next(), nums.next());
+    let c = nums.next().unwrap_or("");
+    let patch_digits: String = c.chars().take_while(char::is_ascii_digit).collect();
+    let rest = &c[patch_digits.len()..];
+    let rest_ok = rest.is_empty()
+        || rest
+            .strip_prefix(".post")
+            .or_else(|| rest.strip_prefix("rc"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if !numeric(a) || !numeric(b) || patch_digits.is_empty() || !rest_ok {
+        return Release::Unreleased("not a release tag");
+    }
+    let hexish = |p: &str| {
+        p.len() >= 7
+            && p.bytes().all(|b| b.is_ascii_hexdigit())
+            && p.bytes().any(|b| b.is_ascii_alphabetic())
+    };
+    for p in parts {
+        let l = p.to_ascii_lowercase();
+        if l.contains("dev") || l.contains("nightly") || hexish(&l) {
+            return Release::Unreleased("a dev or custom build");
+        }
+    }
+    Release::Version(version.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +195,33 @@ mod tests {
         assert!(!immutable_tag("kimi-k3"));
         assert!(!immutable_tag("dev-nightly-0820"));
         assert!(!immutable_tag("latest"));
+    }
+
+    #[test]
+    fn releases_and_builds() {
+        let v = |e, i| match release_of(e, i) {
+            Release::Version(v) => Some(v),
+            Release::Unreleased(_) => None,
+        };
+        assert_eq!(v("vllm", "vllm/vllm-openai:v0.21.0").as_deref(), Some("0.21.0"));
+        assert_eq!(v("vllm", "vllm/vllm-openai-rocm:v0.20.1-ubuntu2404").as_deref(), Some("0.20.1"));
+        assert_eq!(v("sglang", "lmsysorg/sglang:v0.5.16-cu130").as_deref(), Some("0.5.16"));
+        assert_eq!(v("sglang", "lmsysorg/sglang:v0.5.12.post1").as_deref(), Some("0.5.12.post1"));
+        assert_eq!(
+            v("sglang", "lmsysorg/sglang-rocm:v0.5.12-rocm720-mi35x-20260517").as_deref(),
+            Some("0.5.12")
+        );
+        // Custom builds, nightlies, digest-only, vendor images (real tags of the history).
+        for (e, i) in [
+            ("vllm", "vllm/vllm-openai:vllm-x86_64-cu13-0.25.1-7a33ba9"),
+            ("vllm", "vllm/vllm-openai:nightly-3ee2df30337a301164c46ae444b76ee67e71c106"),
+            ("vllm", "vllm/vllm-openai:kimi-k3"),
+            ("vllm", "vllm/vllm-openai@sha256:9eff9734aaaabbbbccccddddeeeeffff000011112222333344445555666623aa4"),
+            ("sglang", "lmsysorg/sglang:nightly-dev-cu13-20260721-8905cbd4"),
+            ("sglang", "rocm/sgl-dev:sglang-0.5.9-rocm720-mi35x-mori-0227-2"),
+            ("sglang", "lmsysorg/sglang:v0.5.14-dev-cu130"),
+        ] {
+            assert_eq!(v(e, i), None, "{i}");
+        }
     }
 }

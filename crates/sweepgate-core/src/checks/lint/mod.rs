@@ -87,6 +87,10 @@ pub struct Finding {
     pub message: String,
     /// The mechanical fix, when there is one.
     pub fix: Option<String>,
+    /// What the finding is about, stable across line shifts (a config key,
+    /// variable, flag or entry): part of its fingerprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
 }
 
 impl Finding {
@@ -104,7 +108,13 @@ impl Finding {
             line: line.max(1),
             message: message.into(),
             fix: None,
+            subject: None,
         }
+    }
+
+    pub(crate) fn subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
     }
 
     pub(crate) fn fix(mut self, fix: impl Into<String>) -> Self {

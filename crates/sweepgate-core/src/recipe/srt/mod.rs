@@ -77,6 +77,7 @@ impl RoleFacts {
         self.env.iter().find(|s| s.key == name)
     }
 
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn arg(&self, key: &str) -> Option<&Setting> {
         self.args.iter().find(|s| s.key == key)
     }
