@@ -195,10 +195,22 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             format!("{path} changed; policy table needs re-derivation (no support matrix found)."),
         );
     }
+    // Rule 1 (the prefix is registered) is lint L18's: both read the
+    // support matrix with `recipe::models_md`.
+    let registered = crate::recipe::models_md::parse(path, text.as_bytes()).ok();
     let today = s.today;
     let mut active: Vec<String> = Vec::new();
     for k in &facts.changed {
         let prefix = k.entry.prefix();
+        if let Some(m) = &registered
+            && m.model(prefix).is_none()
+        {
+            return CheckResult::fail(
+                N,
+                format!("{prefix} is not in the {path} support matrix — {}.", k.key),
+            )
+            .file(&k.entry.file, k.entry.line);
+        }
         let Some((_, act, dep, line)) = p
             .matrix
             .iter()

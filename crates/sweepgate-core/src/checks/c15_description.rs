@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::c06_image::ImageRef;
+use super::lint::image::{ImageRef, contradicting_claims, image_claims};
 use super::c11_golden;
 use super::snapshot::ChangedKey;
 use super::{CheckResult, Evidence, Snapshot, strip_shell_comments};
@@ -24,10 +24,6 @@ use crate::recipe::golden::{Decoded, GoldenSet, Lookup, Query};
 
 const N: u8 = 15;
 
-static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[\s(`'\x22])((?:[a-z0-9.-]+(?::\d+)?[/#])?[a-z0-9._-]+/[a-z0-9._/-]+:[A-Za-z0-9._-]+(?:@sha256:[0-9a-f]{64})?)")
-        .unwrap_or_else(|_| unreachable!())
-});
 static AL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(synthetic_acceptance_length|SGLANG_SIMULATE_ACC_LEN|TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS|spec-decode-acceptance-length|golden AL|synthetic acceptance)[^0-9\n]{0,12}(\d+\.\d+)")
         .unwrap_or_else(|_| unreachable!())
@@ -206,33 +202,22 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         let mut parsed = false;
         // Hard: images.
         if !images.is_empty() {
-            for c in IMAGE.captures_iter(t) {
-                let Some(m) = c.get(1) else { continue };
-                let claim = m.as_str().trim_end_matches(['.', ',']);
-                if claim.contains("://") || !claim.contains(':') {
-                    continue;
-                }
-                parsed = true;
-                checked += 1;
-                let cref = ImageRef::parse(claim);
-                let ok = images.iter().any(|(img, _)| {
-                    let r = ImageRef::parse(img);
-                    img == claim
-                        || (cref.digest.is_none()
-                            && r.repo_tag() == cref.repo_tag()
-                            && r.registry == cref.registry)
-                });
-                if !ok {
-                    let (img, k) = &images[0];
-                    let msg = format!(
-                        "{} claims image {claim} but {} ships {img}",
-                        st.source, k.entry.file
-                    );
-                    if negated {
-                        soft.push((msg, st.ev.clone()))
-                    } else {
-                        hard.push((msg, st.ev.clone()))
-                    }
+            let shipped: Vec<ImageRef> = images.iter().map(|(i, _)| ImageRef::parse(i)).collect();
+            let claims = image_claims(t);
+            parsed |= !claims.is_empty();
+            checked += claims.len();
+            // The implementation lint L17 uses: context images (the one
+            // replaced, a sibling's) do not contradict.
+            for claim in contradicting_claims(t, &shipped) {
+                let (img, k) = &images[0];
+                let msg = format!(
+                    "{} claims image {claim} but {} ships {img}",
+                    st.source, k.entry.file
+                );
+                if negated {
+                    soft.push((msg, st.ev.clone()))
+                } else {
+                    hard.push((msg, st.ev.clone()))
                 }
             }
         }

@@ -33,7 +33,14 @@ impl ImageRef {
         let first = name.split('/').next().unwrap_or("");
         let has_registry = name.contains('/')
             && (first.contains('.') || first.contains(':') || first == "localhost");
-        let (registry, repository) = if has_registry {
+        let (registry, repository) = if has_registry && first == "docker.io" {
+            (
+                None,
+                name.split_once('/')
+                    .map(|x| x.1.to_string())
+                    .unwrap_or_default(),
+            )
+        } else if has_registry {
             (
                 Some(first.to_string()),
                 name.split_once('/')
@@ -58,6 +65,12 @@ impl ImageRef {
             return None;
         }
         self.repository.split_once('/').map(|x| x.0)
+    }
+
+    /// Check 6(a) and L15 alike: on Docker Hub, in one of the upstream
+    /// namespaces (`vllm`, `lmsysorg`).
+    pub(crate) fn is_upstream(&self, namespaces: &[&str]) -> bool {
+        self.hub_namespace().is_some_and(|n| namespaces.contains(&n))
     }
 
     pub(crate) fn pinned_by_digest(&self) -> bool {
@@ -101,6 +114,59 @@ pub(crate) fn immutable_tag(tag: &str) -> bool {
         .next()
         .is_some_and(|h| h.len() == 40 && hex(h));
     semver || nightly || commit
+}
+
+static CLAIM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\b([a-z0-9][a-z0-9.-]*(?::\d+)?(?:[/#][a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*(?:@sha256:[0-9a-f]{64})?)")
+        .expect("literal regex")
+});
+
+/// Image references named in prose (a changelog description, a PR body),
+/// as written: a sentence's full stop or comma after a tag is punctuation,
+/// never part of the tag (`… to lmsysorg/sglang:v0.5.16-cu130.`), and URLs
+/// are not images.
+pub(crate) fn image_claims(text: &str) -> Vec<String> {
+    CLAIM
+        .captures_iter(text)
+        .filter_map(|c| {
+            let m = c.get(1)?;
+            if text[m.end()..].starts_with("://") || text[..m.start()].ends_with("://") {
+                return None;
+            }
+            let claim = m.as_str().trim_end_matches(['.', ',', ';', ':']);
+            (claim.contains('/') && claim.contains(':')).then(|| claim.to_owned())
+        })
+        .collect()
+}
+
+/// A claimed image names a shipped one: the same reference, or, for a
+/// claim without a digest, the same registry, repository and tag
+/// (docs/contracts.md §6).
+pub(crate) fn claim_matches(claim: &ImageRef, shipped: &ImageRef) -> bool {
+    claim.text == shipped.text || (claim.digest.is_none() && claim.same_repo_tag(shipped))
+}
+
+/// The image claims of one text that contradict the shipped images, used
+/// by lint L17 and Check 15 alike. When a claim of the text names a shipped
+/// image, the other images of that text are context (the image it
+/// replaced, a sibling's image) and contradict nothing.
+pub(crate) fn contradicting_claims(text: &str, shipped: &[ImageRef]) -> Vec<String> {
+    let claims = image_claims(text);
+    let parsed: Vec<(String, ImageRef)> = claims
+        .into_iter()
+        .map(|c| {
+            let r = ImageRef::parse(&c);
+            (c, r)
+        })
+        .filter(|(_, r)| r.tag.is_some() || r.digest.is_some())
+        .collect();
+    let names_shipped = parsed
+        .iter()
+        .any(|(_, c)| shipped.iter().any(|s| claim_matches(c, s)));
+    if names_shipped {
+        return Vec::new();
+    }
+    parsed.into_iter().map(|(c, _)| c).collect()
 }
 
 /// What an image says about the engine release inside it (L30).
@@ -176,6 +242,7 @@ mod tests {
 
     #[test]
     fn parses_references() {
+        assert!(ImageRef::parse("docker.io/vllm/vllm-openai:v1").is_upstream(&["vllm"]));
         let i = ImageRef::parse("nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc24");
         assert_eq!(i.registry.as_deref(), Some("nvcr.io"));
         assert_eq!(i.repository, "nvidia/tensorrt-llm/release");
@@ -195,6 +262,21 @@ mod tests {
         assert!(!immutable_tag("kimi-k3"));
         assert!(!immutable_tag("dev-nightly-0820"));
         assert!(!immutable_tag("latest"));
+    }
+
+    /// Real text of the history: commit `26b2ac6` (#2428), `perf-changelog.yaml:5514`.
+    #[test]
+    fn prose_claims_drop_punctuation_and_context() {
+        let t = "Image bumped from lmsysorg/sglang:v0.5.15.post1-cu130 (the STP entry) to lmsysorg/sglang:v0.5.16-cu130. SGLANG_SIMULATE_ACC_TOKEN_MODE is only read from v0.5.16";
+        assert_eq!(
+            image_claims(t),
+            vec!["lmsysorg/sglang:v0.5.15.post1-cu130", "lmsysorg/sglang:v0.5.16-cu130"]
+        );
+        let shipped = [ImageRef::parse("lmsysorg/sglang:v0.5.16-cu130")];
+        assert!(contradicting_claims(t, &shipped).is_empty());
+        let other = [ImageRef::parse("lmsysorg/sglang:v0.5.17-cu130")];
+        assert_eq!(contradicting_claims(t, &other).len(), 2);
+        assert!(image_claims("see https://github.com/a/b:c for it").is_empty());
     }
 
     #[test]

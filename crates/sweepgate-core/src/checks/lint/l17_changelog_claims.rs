@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::context::{Context, settings};
-use super::image::ImageRef;
+use super::image::{ImageRef, contradicting_claims};
 use super::{Finding, Rule, Severity};
 
 pub(crate) const RULE: Rule = Rule {
@@ -35,10 +35,6 @@ static STATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static SUBJECTS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&format!("(?i){SUBJECT}")).expect("literal regex"));
-static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b([a-z0-9][a-z0-9.-]*(?:[/#][a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*(?:@sha256:[0-9a-f]{64})?)")
-        .expect("literal regex")
-});
 static AL_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(synthetic_acceptance_length|SGLANG_SIMULATE_ACC_LEN|golden AL|synthetic AL|acceptance length)\D{0,12}?(\d+\.\d+)")
         .expect("literal regex")
@@ -181,35 +177,22 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 Severity::Error
             };
             // Hard identifiers.
-            for c in IMAGE.captures_iter(text) {
-                let claim = ImageRef::parse(&c[1]);
-                if claim.tag.is_none() || !claim.text.contains('/') {
-                    continue;
-                }
-                let ok = s.images.iter().any(|i| {
-                    if claim.digest.is_some() {
-                        i.text == claim.text
-                    } else {
-                        i.same_repo_tag(&claim)
-                    }
-                });
-                if !ok {
-                    let shipped: Vec<&str> = s.images.iter().map(|i| i.text.as_str()).collect();
-                    out.push(
-                        Finding::new(
-                            "L17",
-                            hard,
-                            &path,
-                            d.line,
-                            format!(
-                                "the description names image `{}`, but {names} ships `{}`",
-                                &c[1],
-                                shipped.join("`, `")
-                            ),
-                        )
-                        .fix("name the image the config pins"),
-                    );
-                }
+            for claim in contradicting_claims(text, &s.images) {
+                let shipped: Vec<&str> = s.images.iter().map(|i| i.text.as_str()).collect();
+                out.push(
+                    Finding::new(
+                        "L17",
+                        hard,
+                        &path,
+                        d.line,
+                        format!(
+                            "the description names image `{claim}`, but {names} ships `{}`",
+                            shipped.join("`, `")
+                        ),
+                    )
+                    .subject(format!("{names}: image"))
+                    .fix("name the image the config pins"),
+                );
             }
             for c in AL_CLAIM.captures_iter(text) {
                 let Ok(v) = c[2].parse::<f64>() else { continue };

@@ -74,6 +74,10 @@ static VAR: LazyLock<Regex> = LazyLock::new(|| {
 /// At most this many values per setting after substitution (arms multiply).
 const MAX_VALUES: usize = 8;
 
+/// A substituted value, the arms its assignments add, and the line of the
+/// assignment that supplied it whole.
+type Sub = (String, Vec<Arm>, Option<usize>);
+
 /// Substitutes `$NAME`, `${NAME}`, `${NAME:-default}` and `${NAME##*/}` by
 /// every assignment of NAME that can be in effect in `branch` (recursively,
 /// a few levels), and evaluates `$(printf 'FMT' ARGS…)`. Each value comes
@@ -85,23 +89,23 @@ fn substitute(
     text: &str,
     branch: &[Arm],
     depth: usize,
-) -> Vec<(String, Vec<Arm>)> {
+) -> Vec<Sub> {
     if depth > 4 {
-        return vec![(text.to_owned(), branch.to_vec())];
+        return vec![(text.to_owned(), branch.to_vec(), None)];
     }
     if let Some(out) = printf(f, text, branch, depth) {
         return out;
     }
     let Some(c) = VAR.captures(text) else {
-        return vec![(text.to_owned(), branch.to_vec())];
+        return vec![(text.to_owned(), branch.to_vec(), None)];
     };
     let Some(m) = c.get(0) else {
-        return vec![(text.to_owned(), branch.to_vec())];
+        return vec![(text.to_owned(), branch.to_vec(), None)];
     };
     let name = c.get(1).or_else(|| c.get(4)).map_or("", |n| n.as_str());
     let op = c.get(2).map(|o| o.as_str());
     let default = c.get(3).map(|d| d.as_str());
-    let mut values: Vec<(String, Vec<Arm>)> = Vec::new();
+    let mut values: Vec<Sub> = Vec::new();
     for a in f
         .assignments
         .iter()
@@ -109,7 +113,7 @@ fn substitute(
     {
         let mut arms = branch.to_vec();
         arms.extend(a.branch.iter().filter(|x| !branch.contains(x)).cloned());
-        for (v, arms) in substitute(f, &a.value_text(), &arms, depth + 1) {
+        for (v, arms, origin) in substitute(f, &a.value_text(), &arms, depth + 1) {
             // `NAME="${NAME:-x}"`: the default is the value here.
             let v = if v.contains(&format!("${{{name}")) {
                 match default_of(&v) {
@@ -119,15 +123,15 @@ fn substitute(
             } else {
                 v
             };
-            if !values.iter().any(|(x, b)| *x == v && *b == arms) {
-                values.push((v, arms));
+            if !values.iter().any(|(x, b, _)| *x == v && *b == arms) {
+                values.push((v, arms, origin.or(Some(a.line))));
             }
         }
     }
     if values.is_empty()
         && let (Some(":-" | "-"), Some(d)) = (op, default)
     {
-        values.push((d.to_owned(), branch.to_vec()));
+        values.push((d.to_owned(), branch.to_vec(), None));
     }
     let rest = &text[m.end()..];
     let head = &text[..m.start()];
@@ -135,18 +139,21 @@ fn substitute(
         // Unresolved: keep the expansion, substitute the rest.
         return substitute(f, rest, branch, depth)
             .into_iter()
-            .map(|(r, b)| (format!("{head}{}{r}", m.as_str()), b))
+            .map(|(r, b, o)| (format!("{head}{}{r}", m.as_str()), b, o))
             .take(MAX_VALUES)
             .collect();
     }
     let mut out = Vec::new();
-    for (v, arms) in values {
+    // The value's line is its assignment's when the text is that variable
+    // alone (`--speculative-config "$SPEC_CONFIG"`): where it is written.
+    let whole = head.trim().is_empty() && rest.trim().is_empty();
+    for (v, arms, origin) in values {
         let v = match op {
             Some("##*/") => v.rsplit('/').next().unwrap_or(&v).to_owned(),
             _ => v,
         };
-        for (r, b) in substitute(f, rest, &arms, depth) {
-            out.push((format!("{head}{v}{r}"), b));
+        for (r, b, o) in substitute(f, rest, &arms, depth) {
+            out.push((format!("{head}{v}{r}"), b, if whole { origin } else { o }));
             if out.len() >= MAX_VALUES {
                 return out;
             }
@@ -208,7 +215,7 @@ fn printf(
     text: &str,
     branch: &[Arm],
     depth: usize,
-) -> Option<Vec<(String, Vec<Arm>)>> {
+) -> Option<Vec<Sub>> {
     let inner = text.trim().strip_prefix("$(")?.strip_suffix(')')?;
     let words = shell_words(inner);
     let (cmd, rest) = words.split_first()?;
@@ -219,7 +226,7 @@ fn printf(
     // Arguments joined so their arms correlate, then split again.
     let joined = args.join("\u{1f}");
     let mut out = Vec::new();
-    for (a, arms) in substitute(f, &joined, branch, depth + 1) {
+    for (a, arms, _) in substitute(f, &joined, branch, depth + 1) {
         let args: Vec<&str> = a.split('\u{1f}').collect();
         let mut res = String::new();
         let mut it = fmt.chars().peekable();
@@ -258,7 +265,7 @@ fn printf(
                 }
             }
         }
-        out.push((res, arms));
+        out.push((res, arms, None));
     }
     Some(out)
 }
@@ -329,12 +336,12 @@ pub(crate) fn script_settings(f: &ScriptFacts, text: &str) -> Vec<Setting> {
     }
     let mut out: Vec<Setting> = Vec::new();
     for (name, value, line, branch) in raw {
-        for (v, branch) in substitute(f, &value, &branch, 0) {
+        for (v, branch, origin) in substitute(f, &value, &branch, 0) {
             let s = Setting {
                 name: name.clone(),
                 value: v,
                 file: f.path.clone(),
-                line,
+                line: origin.unwrap_or(line),
                 branch,
             };
             if !out.contains(&s) {
@@ -349,10 +356,38 @@ pub(crate) fn script_settings(f: &ScriptFacts, text: &str) -> Vec<Setting> {
 /// prefill role can differ and does not decide K or AL). Nested keys
 /// (`speculative_config.max_draft_len`) are also given by their last part.
 pub(crate) fn recipe_settings(r: &SrtRecipe) -> Vec<Setting> {
+    r.serving_role()
+        .map(|role| role_settings(r, role))
+        .unwrap_or_default()
+}
+
+/// Every setting anywhere in a recipe, by its own key (knobs that matter on
+/// any worker, in either recipe schema, override variants included).
+pub(crate) fn recipe_settings_all_roles(r: &SrtRecipe) -> Vec<Setting> {
+    fn walk(n: &crate::recipe::srt::YamlNode, file: &str, depth: usize, out: &mut Vec<Setting>) {
+        for (k, v) in n.entries() {
+            if matches!(v.value, crate::recipe::srt::Yaml::Map(_)) {
+                if depth < 16 {
+                    walk(v, file, depth + 1, out);
+                }
+            } else {
+                out.push(Setting {
+                    name: k.value.clone(),
+                    value: v.text(),
+                    file: file.to_owned(),
+                    line: k.line,
+                    branch: Vec::new(),
+                });
+            }
+        }
+    }
     let mut out = Vec::new();
-    let Some(role) = r.serving_role() else {
-        return out;
-    };
+    walk(&r.root, &r.path, 0, &mut out);
+    out
+}
+
+fn role_settings(r: &SrtRecipe, role: &crate::recipe::srt::RoleFacts) -> Vec<Setting> {
+    let mut out = Vec::new();
     for s in role.env.iter().chain(role.args.iter()) {
         let value = s.text();
         let mut names = vec![s.key.clone()];
@@ -367,6 +402,51 @@ pub(crate) fn recipe_settings(r: &SrtRecipe) -> Vec<Setting> {
                 line: s.line,
                 branch: Vec::new(),
             });
+        }
+    }
+    out
+}
+
+/// A knob that re-quantises the draft head (`docs/rules.md` §2 Check 13,
+/// §3 L24), found the same way for the verdict and the lint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DraftOverride {
+    pub file: String,
+    pub line: usize,
+    /// `SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1`, `speculative-draft-model-quantization=fp8`, …
+    pub knob: String,
+}
+
+/// Draft-precision overrides among a launch's settings: the NEXTN env set
+/// truthy, `speculative-draft-model-quantization`, or a `quantization` key
+/// in a vLLM speculative config. Kernel selectors are not overrides.
+pub(crate) fn draft_overrides(settings: &[Setting]) -> Vec<DraftOverride> {
+    let truthy = |v: &str| matches!(unquote(v).to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on");
+    let mut out = Vec::new();
+    for s in settings {
+        let knob = match s.name.as_str() {
+            "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE" if truthy(&s.value) => {
+                Some(format!("{}={}", s.name, unquote(&s.value)))
+            }
+            "speculative-draft-model-quantization" | "speculative_draft_model_quantization" => {
+                Some(format!("{}={}", s.name, unquote(&s.value)))
+            }
+            "speculative-config" | "speculative_config" => {
+                serde_json::from_str::<serde_json::Value>(unquote(&s.value))
+                    .ok()
+                    .and_then(|j| j.get("quantization").map(|q| format!("{} quantization={q}", s.name)))
+            }
+            _ => None,
+        };
+        if let Some(knob) = knob {
+            let o = DraftOverride {
+                file: s.file.clone(),
+                line: s.line,
+                knob,
+            };
+            if !out.contains(&o) {
+                out.push(o);
+            }
         }
     }
     out
@@ -799,7 +879,7 @@ vllm serve "$MODEL" --speculative-config "$SPEC_CONFIG" --port "$PORT"
         let st = script_settings(&f, ESCAPED);
         let s = served(&st, &[], "vllm", &[]);
         assert_eq!(s.method, DraftMethod::Mtp);
-        assert_eq!(s.ks.iter().map(|k| k.k).collect::<Vec<_>>(), vec![3]);
+        assert!(s.ks.iter().all(|k| k.k == 3), "{:?}", s.ks);
         assert_eq!(s.encodings.len(), 1, "{:?}", s.encodings);
         let Decoded::Simulated(sim) = &s.encodings[0].decoded else {
             panic!("{:?}", s.encodings[0])

@@ -16,6 +16,7 @@
 mod args;
 mod facts;
 mod install;
+mod patches;
 mod quote;
 mod walker;
 
@@ -31,6 +32,7 @@ const MAX_DEPTH: usize = 200;
 const MAX_SPLAT_DEPTH: usize = 8;
 
 pub use facts::*;
+pub(crate) use patches::engine_patches;
 
 /// tree-sitter-bash's external scanner reads out of bounds on characters
 /// far outside the Basic Multilingual Plane (`{` then U+E0000 crashes the
