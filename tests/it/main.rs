@@ -29,6 +29,7 @@ mod recipe_models_md;
 mod recipe_waiver_thresholds;
 mod reliability_faults;
 mod repo_git;
+mod rules_history;
 mod sandbox_actions;
 mod sandbox_deliveries;
 mod sandbox_faults;

@@ -9,7 +9,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::context::{Context, settings};
+use super::context::{Context, settings, settings_at};
+use crate::recipe::golden::Decoded;
+use crate::recipe::golden::served;
 use super::image::{ImageRef, contradicting_claims};
 use super::{Finding, Rule, Severity};
 
@@ -103,6 +105,25 @@ fn shipped(ctx: &Context<'_>, keys: &[String]) -> Shipped {
                 s.dp_attn |= w.dp_attn.value;
             }
             texts.extend(settings(se));
+        }
+        // The launch as Check 11 and L19 read it (variables resolved), so
+        // an AL kept in a shell variable is shipped too.
+        let mut launch = Vec::new();
+        for sc in ctx.scripts_of(k) {
+            launch.extend(served::script_settings(&sc.facts, &sc.text));
+        }
+        for r in ctx.recipes_of(k) {
+            launch.extend(served::recipe_settings(r));
+        }
+        let items: Vec<(String, usize)> = e.search_entries().flat_map(settings_at).collect();
+        let master = served::master_settings(&e.file.to_string(), &items);
+        let l = served::served(&launch, &master, &e.framework.value, &[]);
+        s.ks.extend(l.ks.iter().map(|x| u64::from(x.k)));
+        for enc in &l.encodings {
+            if let Decoded::Simulated(sim) = &enc.decoded {
+                s.als.push(sim.al);
+                s.als.push(sim.written);
+            }
         }
         for sc in ctx.scripts_of(k) {
             texts.push(crate::checks::strip_shell_comments(&sc.text));
@@ -212,6 +233,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                                     .join(", ")
                             ),
                         )
+                        .subject(format!("{names}: AL"))
                         .fix("quote the AL the files pin"),
                     );
                 }
@@ -239,6 +261,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                                     .join(", ")
                             ),
                         )
+                        .subject(format!("{names}: K"))
                         .fix("quote the draft length the files use"),
                     );
                 }

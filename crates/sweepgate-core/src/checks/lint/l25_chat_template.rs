@@ -39,6 +39,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             if !replay && !chat {
                 out.push(
                     Finding::new("L25", Severity::Error, &f.path, 1, "agentic spec-decode script drives raw completions: no build_replay_cmd and no chat endpoint")
+                        .subject("chat endpoint")
                         .fix("use build_replay_cmd, or send requests to /v1/chat/completions"),
                 );
             }
@@ -56,6 +57,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             {
                 out.push(
                     Finding::new("L25", Severity::Error, &f.path, c.line, "run_benchmark_serving sends raw random tokens to a speculative-decoding server; acceptance is not representative")
+                        .subject("--use-chat-template")
                         .fix("add --use-chat-template (or --dsv4 for DeepSeek-V4)"),
                 );
             }
@@ -80,6 +82,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             Some(u) if u.value => {}
             Some(u) => out.push(
                 Finding::new("L25", Severity::Error, &r.path, u.line, "benchmark.use_chat_template is false on a speculative-decoding recipe")
+                    .subject("benchmark.use_chat_template")
                     .fix("use_chat_template: true"),
             ),
             None if b.kind.as_ref().is_some_and(|k| k.value == "sa-bench") => out.push(
@@ -90,6 +93,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     b.line.unwrap_or(1),
                     "sa-bench on a speculative-decoding recipe without benchmark.use_chat_template; the srt-slurm default is not known here",
                 )
+                .subject("benchmark.use_chat_template")
                 .fix("set benchmark.use_chat_template: true"),
             ),
             None => {}

@@ -134,15 +134,13 @@ fn judge(
                         flags.join(", "),
                         image.unwrap_or("none")
                     ),
-                    "none needed if the build provides it".to_owned(),
+                    String::new(),
                 )
             }
         };
-        out.push(
-            Finding::new("L30", severity, &file, first.line, message)
-                .subject(format!("{}={}", first.flag, first.value))
-                .fix(fix),
-        );
+        let f = Finding::new("L30", severity, &file, first.line, message)
+            .subject(format!("{}={}", first.flag, first.value));
+        out.push(if fix.is_empty() { f } else { f.fix(fix) });
     }
 }
 
