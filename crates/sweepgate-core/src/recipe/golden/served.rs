@@ -355,20 +355,41 @@ pub(crate) fn script_settings(f: &ScriptFacts, text: &str) -> Vec<Setting> {
 /// The serving role's settings of a recipe (decode, else aggregated; the
 /// prefill role can differ and does not decide K or AL). Nested keys
 /// (`speculative_config.max_draft_len`) are also given by their last part.
+/// Settings the roles do not hold (a role's engine arguments under
+/// `sglang_config:` in a schema-2 recipe) come from the rest of the
+/// document, prefill blocks and sweep overrides left out.
 pub(crate) fn recipe_settings(r: &SrtRecipe) -> Vec<Setting> {
-    r.serving_role()
+    let mut out: Vec<Setting> = r
+        .serving_role()
         .map(|role| role_settings(r, role))
-        .unwrap_or_default()
+        .unwrap_or_default();
+    let rest: Vec<Setting> = flatten(r, &|k: &str| {
+        k.contains("prefill") || k.starts_with("override") || k.starts_with("zip_override")
+    });
+    for s in rest {
+        if !out.iter().any(|o| o.name == s.name) {
+            out.push(s);
+        }
+    }
+    out
 }
 
-/// Every setting anywhere in a recipe, by its own key (knobs that matter on
-/// any worker, in either recipe schema, override variants included).
-pub(crate) fn recipe_settings_all_roles(r: &SrtRecipe) -> Vec<Setting> {
-    fn walk(n: &crate::recipe::srt::YamlNode, file: &str, depth: usize, out: &mut Vec<Setting>) {
+/// Every leaf of the recipe by its own key, subtrees whose key `skip`s left out.
+fn flatten(r: &SrtRecipe, skip: &dyn Fn(&str) -> bool) -> Vec<Setting> {
+    fn walk(
+        n: &crate::recipe::srt::YamlNode,
+        file: &str,
+        depth: usize,
+        skip: &dyn Fn(&str) -> bool,
+        out: &mut Vec<Setting>,
+    ) {
         for (k, v) in n.entries() {
+            if skip(&k.value) {
+                continue;
+            }
             if matches!(v.value, crate::recipe::srt::Yaml::Map(_)) {
                 if depth < 16 {
-                    walk(v, file, depth + 1, out);
+                    walk(v, file, depth + 1, skip, out);
                 }
             } else {
                 out.push(Setting {
@@ -382,8 +403,14 @@ pub(crate) fn recipe_settings_all_roles(r: &SrtRecipe) -> Vec<Setting> {
         }
     }
     let mut out = Vec::new();
-    walk(&r.root, &r.path, 0, &mut out);
+    walk(&r.root, &r.path, 0, skip, &mut out);
     out
+}
+
+/// Every setting anywhere in a recipe, by its own key (knobs that matter on
+/// any worker, in either recipe schema, override variants included).
+pub(crate) fn recipe_settings_all_roles(r: &SrtRecipe) -> Vec<Setting> {
+    flatten(r, &|_| false)
 }
 
 fn role_settings(r: &SrtRecipe, role: &crate::recipe::srt::RoleFacts) -> Vec<Setting> {
@@ -795,7 +822,7 @@ pub(crate) fn judge(
         let ks: Vec<u32> = match (own, same.as_slice(), other.as_slice()) {
             (Some(k), _, _) => vec![k],
             (None, [one], _) => vec![*one],
-            (None, [], all) if injected => all.to_vec(),
+            (None, [], all) if injected && !all.is_empty() => all.to_vec(),
             (None, [], [one]) => vec![*one],
             (None, [], []) => {
                 out.push(j(Judged::NoK));
