@@ -558,3 +558,18 @@ fn l30_backends() {
     )]);
     assert!(none(&f, "L30"), "{}", support::dump(&f));
 }
+
+/// L31: a repeated key in a changed YAML file is a finding where it is
+/// written (issue 17 item 6); the one YAML layer keeps the last value, as
+/// PyYAML does.
+#[test]
+fn l31_duplicate_keys() {
+    let recipe = "name: r\nbackend:\n  type: sglang\n  decode_environment:\n    SGLANG_SIMULATE_ACC_LEN: \"3.00\"\n    SGLANG_SIMULATE_ACC_LEN: \"3.39\"\n";
+    let path = format!("{RECIPES}sglang/x/agentic/dup.yaml");
+    let f = case(&[(path.as_str(), recipe)]);
+    let l31: Vec<_> = f.iter().filter(|x| x.rule == "L31").collect();
+    assert_eq!(l31.len(), 1, "{}", support::dump(&f));
+    assert_eq!((l31[0].line, l31[0].severity), (6, Warning));
+    assert!(l31[0].message.contains("first at line 5"), "{}", l31[0]);
+    assert!(none(&case(&[(path.as_str(), "name: r\n")]), "L31"));
+}

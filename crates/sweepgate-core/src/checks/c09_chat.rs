@@ -8,7 +8,7 @@
 use super::snapshot::ChangedKey;
 use super::{CheckResult, Snapshot, strip_shell_comments};
 use crate::config::RepoConfig;
-use crate::recipe::changelog::yaml;
+use crate::recipe::yaml;
 
 const N: u8 = 9;
 
@@ -84,7 +84,7 @@ fn script(key: &ChangedKey, path: &str, text: &str) -> Verdict {
 }
 
 fn recipe(s: &Snapshot, key: &ChangedKey, path: &str, text: &str) -> Verdict {
-    let Ok(root) = yaml::parse(path, text.as_bytes()) else {
+    let Ok(root) = yaml::parse_plain(path, text.as_bytes()) else {
         return Verdict::Review(format!("{path} cannot be parsed"));
     };
     let bench = root.get("benchmark");
@@ -100,7 +100,7 @@ fn recipe(s: &Snapshot, key: &ChangedKey, path: &str, text: &str) -> Verdict {
         Some(false) => {
             let line = bench
                 .and_then(|b| b.get("use_chat_template"))
-                .map_or(0, |n| n.line);
+                .map_or(0, |n| n.line());
             return Verdict::Fail(
                 format!(
                     "{} drives raw completions: {path}:{line} sets use_chat_template: false.",

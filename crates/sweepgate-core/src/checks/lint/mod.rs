@@ -43,6 +43,7 @@ mod l27_thinking_mode;
 mod l28_injector_length;
 mod l29_references;
 mod l30_backends;
+mod l31_duplicate_keys;
 
 use std::fmt;
 
@@ -78,7 +79,7 @@ impl fmt::Display for Severity {
 /// One lint finding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Finding {
-    /// `L01` … `L30` (`L00`: an input file could not be read).
+    /// `L01` … `L31` (`L00`: an input file could not be read).
     pub rule: &'static str,
     pub severity: Severity,
     pub file: String,
@@ -179,6 +180,7 @@ pub(crate) fn rules() -> Vec<Rule> {
         l28_injector_length::RULE,
         l29_references::RULE,
         l30_backends::RULE,
+        l31_duplicate_keys::RULE,
     ]
 }
 
