@@ -289,6 +289,15 @@ const TEXT_KEYS: [&str; 5] = [
     "draft_sample_method",
 ];
 
+/// Launch flags also read from the text (see [`script_settings`]).
+const TEXT_FLAGS: [&str; 5] = [
+    "speculative-num-steps",
+    "speculative-algorithm",
+    "speculative-dspark-block-size",
+    "num-speculative-tokens",
+    "speculative-draft-model-path",
+];
+
 /// Every setting of a script: server flags (through variables and arrays),
 /// environment, assignments and the heredoc keys above.
 pub(crate) fn script_settings(f: &ScriptFacts, text: &str) -> Vec<Setting> {
@@ -324,6 +333,22 @@ pub(crate) fn script_settings(f: &ScriptFacts, text: &str) -> Vec<Setting> {
         let t = l.trim_start();
         if t.starts_with('#') {
             continue;
+        }
+        // Flags of a launch the script model does not recognise as a
+        // server (`"$SGLANG_PYTHON" -m sglang.launch_server` in an array).
+        for flag in TEXT_FLAGS {
+            let Some(rest) = t.strip_prefix("--").and_then(|r| r.strip_prefix(flag)) else {
+                continue;
+            };
+            let v = rest.strip_prefix('=').unwrap_or(rest);
+            if !(rest.starts_with('=') || rest.starts_with(' ')) {
+                continue;
+            }
+            let v = v.trim().trim_end_matches('\\').trim();
+            let v = v.split_whitespace().next().unwrap_or("");
+            if !v.is_empty() && !raw.iter().any(|(n, _, line, _)| n == flag && *line == i + 1) {
+                raw.push(((*flag).to_owned(), unquote(v).to_owned(), i + 1, Vec::new()));
+            }
         }
         for key in TEXT_KEYS {
             if let Some(v) = t.strip_prefix(key).and_then(|r| r.trim_start().strip_prefix(':')) {

@@ -27,6 +27,31 @@ fn target_is_engine(f: &ScriptFacts, r: &SourceRewrite) -> bool {
         })
 }
 
+/// The nearest `cd` before `line` goes to a directory that is not an engine
+/// path (nor a variable assigned from one).
+fn cd_outside_engine(f: &ScriptFacts, line: usize) -> bool {
+    let Some(cd) = f
+        .commands
+        .iter()
+        .filter(|c| c.name == "cd" && c.line <= line)
+        .max_by_key(|c| c.line)
+    else {
+        return false;
+    };
+    let Some(dir) = cd.args.first() else {
+        return false;
+    };
+    if is_engine_path(&dir.text) {
+        return false;
+    }
+    !dir.vars.iter().any(|v| {
+        f.assignments
+            .iter()
+            .filter(|a| &a.name == v)
+            .any(|a| is_engine_path(&a.value_text()) || a.value_text().contains("__file__"))
+    })
+}
+
 /// Every patch of the serving stack in a script: in-place edits, copies
 /// and heredocs into engine paths (followed through variables), `patch` /
 /// `git apply`, `apply_*patch*.sh`, and engine wheels installed before the
@@ -35,7 +60,11 @@ pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<P
     let mut hits = Vec::new();
     for r in &f.rewrites {
         let engine = match r.kind {
-            RewriteKind::Patch | RewriteKind::GitApply => true,
+            // `patch` / `git apply` change whatever the working directory
+            // holds: the engine unless the script last changed into a
+            // directory that is not an engine path (a launcher patching
+            // its srt-slurm clone in `$SRT_REPO_DIR`).
+            RewriteKind::Patch | RewriteKind::GitApply => !cd_outside_engine(f, r.line),
             _ => target_is_engine(f, r),
         };
         if engine {
