@@ -59,8 +59,7 @@ fn lint(commit: &str, pr: &str) -> Vec<Value> {
     let repo = repo().to_string_lossy().into_owned();
     let base = format!("{commit}^");
     let v = run(&[
-        "lint", "--repo", &repo, "--base", &base, "--head", commit, "--pr", pr, "--format",
-        "json",
+        "lint", "--repo", &repo, "--base", &base, "--head", commit, "--pr", pr, "--format", "json",
     ]);
     v["findings"].as_array().cloned().unwrap_or_default()
 }
@@ -152,11 +151,17 @@ fn check10_and_l23_agree_on_sed_through_a_variable_2428() {
     let c = "26b2ac6eeb6745fc610b32e333e23fa6f8281c11";
     let fs = lint(c, "2428");
     let l23 = findings(&fs, "L23", "agentic/qwen3.5_fp8_h200_mtp.sh");
-    assert!(l23.iter().any(|f| f["line"] == 133 && f["severity"] == "error"), "{fs:?}");
+    assert!(
+        l23.iter()
+            .any(|f| f["line"] == 133 && f["severity"] == "error"),
+        "{fs:?}"
+    );
     let (outcome, reason) = row(c, 10);
     assert_eq!(outcome, "fail", "{reason}");
     assert!(
-        reason.starts_with("benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh:133 patches the serving stack"),
+        reason.starts_with(
+            "benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh:133 patches the serving stack"
+        ),
         "{reason}"
     );
 }
@@ -169,7 +174,10 @@ fn check10_and_l23_agree_on_sed_through_a_variable_2428() {
 fn check11_reads_escaped_json_in_a_shell_variable_2621() {
     let (outcome, reason) = row("5f3e12f49d840398a204224e9e5798dcc498025b", 11);
     assert_eq!(outcome, "pass", "{reason}");
-    assert!(reason.contains("pins 2.49 = dsv4_mtp.yaml@thinking_on/K=3=2.49"), "{reason}");
+    assert!(
+        reason.contains("pins 2.49 = dsv4_mtp.yaml@thinking_on/K=3=2.49"),
+        "{reason}"
+    );
 }
 
 /// #2508 (`a965c94`): a DSpark `--speculative-config` with
@@ -191,7 +199,10 @@ fn check11_reads_the_dspark_draft_length_2508() {
 fn check11_follows_the_served_draft_method_2685() {
     let (outcome, reason) = row("ac37c2cbae09e21b5fdb9b7cd002932d0c025dd6", 11);
     assert_eq!(outcome, "pass", "{reason}");
-    assert!(reason.contains("minimaxm3_eagle3_gqa.yaml@thinking_on/K=3=2.78"), "{reason}");
+    assert!(
+        reason.contains("minimaxm3_eagle3_gqa.yaml@thinking_on/K=3=2.78"),
+        "{reason}"
+    );
 }
 
 /// No reason of any row carries Rust debug output (`Name { field: … }`),
@@ -200,16 +211,18 @@ fn check11_follows_the_served_draft_method_2685() {
 #[test]
 fn no_rust_debug_text_in_reasons() {
     let repo = repo().to_string_lossy().into_owned();
+    let debug = regex::Regex::new(r"[A-Z][A-Za-z]+ \{ [a-z_]+: ").unwrap();
     for c in [
         "6773a265ef6e1003e63a997b20c983bc3620d167",
         "ac37c2cbae09e21b5fdb9b7cd002932d0c025dd6",
         "225354debf1f61feca716454745d6e348b0b457d",
     ] {
         let base = format!("{c}^");
-        let v = run(&["check", "--repo", &repo, "--base", &base, "--head", c, "--format", "json"]);
+        let v = run(&[
+            "check", "--repo", &repo, "--base", &base, "--head", c, "--format", "json",
+        ]);
         for r in v["rows"].as_array().unwrap() {
             let reason = r["reason"].as_str().unwrap();
-            let debug = regex::Regex::new(r"[A-Z][A-Za-z]+ \{ [a-z_]+: ").unwrap();
             assert!(!debug.is_match(reason), "{c} row {}: {reason}", r["number"]);
         }
     }

@@ -161,7 +161,8 @@ pub fn main(args: EngineTablesArgs) -> anyhow::Result<ExitCode> {
         file.table.push(table);
     }
     file.table.sort_by(|a, b| {
-        (a.engine.as_str(), version_key(&a.version)).cmp(&(b.engine.as_str(), version_key(&b.version)))
+        (a.engine.as_str(), version_key(&a.version))
+            .cmp(&(b.engine.as_str(), version_key(&b.version)))
     });
     let text = format!("{HEADER}{}", toml::to_string(&file)?);
     std::fs::write(&args.out, text).with_context(|| format!("writing {}", args.out.display()))?;
@@ -321,7 +322,9 @@ pub(crate) fn enum_members(text: &str, name: &str) -> Option<Vec<String>> {
 pub(crate) fn assigned_strings(text: &str, name: &str, opener: &str) -> Option<Vec<String>> {
     let mut rest = None;
     for (i, l) in text.lines().enumerate() {
-        let Some(r) = l.strip_prefix(name) else { continue };
+        let Some(r) = l.strip_prefix(name) else {
+            continue;
+        };
         let r = r.trim_start();
         let r = r.strip_prefix(':').map_or(r, |x| {
             // `NAME: list[str] = [`
@@ -391,7 +394,11 @@ mod tests {
         );
         assert_eq!(
             assigned_strings(VLLM, "All2AllBackend", "Literal[").unwrap(),
-            vec!["naive", "flashinfer_all2allv", "flashinfer_nvlink_one_sided"]
+            vec![
+                "naive",
+                "flashinfer_all2allv",
+                "flashinfer_nvlink_one_sided"
+            ]
         );
         assert_eq!(
             assigned_strings(SGLANG, "ATTENTION_BACKEND_CHOICES", "").unwrap(),

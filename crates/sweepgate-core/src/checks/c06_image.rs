@@ -4,10 +4,10 @@
 //! after a vLLM/SGLang key of the same model and SKU. A claimed exception
 //! (new hardware, new architecture) is REVIEW. The scope of (a) is a
 //! setting (§5.2, extended by default).
+use super::lint::image::ImageRef;
 use super::snapshot::{ChangeKind, Family};
 use super::{CheckResult, ImageScope, Snapshot};
 use crate::config::RepoConfig;
-use super::lint::image::ImageRef;
 
 const N: u8 = 6;
 

@@ -116,7 +116,8 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         && let Some((path, line, what)) = pre.iter().find(|(p, _, _)| {
             let name = p.rsplit('/').next().unwrap_or(p);
             !s.policy.iter().any(|(wp, t)| {
-                wp.starts_with(&cfg.paths.waivers_dir) && (t.contains(p.as_str()) || t.contains(name))
+                wp.starts_with(&cfg.paths.waivers_dir)
+                    && (t.contains(p.as_str()) || t.contains(name))
             })
         })
     {

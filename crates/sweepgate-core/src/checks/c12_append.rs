@@ -88,9 +88,14 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 .find(|r| r.name == "check-changelog" || r.name.ends_with("/ check-changelog"));
             match green.and_then(|r| r.conclusion.as_deref()) {
                 Some("success") => "check-changelog green",
-                Some(c) => return CheckResult::fail(N, format!("check-changelog {c} on the head.")),
+                Some(c) => {
+                    return CheckResult::fail(N, format!("check-changelog {c} on the head."));
+                }
                 None => {
-                    return CheckResult::fail(N, "check-changelog has not run on the head.".to_owned());
+                    return CheckResult::fail(
+                        N,
+                        "check-changelog has not run on the head.".to_owned(),
+                    );
                 }
             }
         }
@@ -106,11 +111,15 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 evals_only_label: labels("evals-only"),
                 master_keys: (!keys.is_empty()).then_some(keys.as_slice()),
             };
-            let report = crate::recipe::changelog::pr_gate(cl, base.as_bytes(), head.as_bytes(), &opts);
+            let report =
+                crate::recipe::changelog::pr_gate(cl, base.as_bytes(), head.as_bytes(), &opts);
             if let Some(v) = report.violations.first() {
                 return CheckResult::fail(
                     N,
-                    format!("the changelog PR gate (check-changelog's rules) fails: {}: {}.", v.loc, v.message),
+                    format!(
+                        "the changelog PR gate (check-changelog's rules) fails: {}: {}.",
+                        v.loc, v.message
+                    ),
                 )
                 .file(cl, v.loc.line);
             }

@@ -15,8 +15,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::lint::image::{ImageRef, contradicting_claims, image_claims};
 use super::c11_golden;
+use super::lint::image::{ImageRef, contradicting_claims, image_claims};
 use super::snapshot::ChangedKey;
 use super::{CheckResult, Evidence, Snapshot, strip_shell_comments};
 use crate::config::RepoConfig;

@@ -382,10 +382,7 @@ pub(crate) fn parse_unique(file: &str, bytes: &[u8]) -> Result<Node, ParseError>
     match dups.first() {
         Some(d) => Err(ParseError::new(
             Loc::new(file, d.line, d.column),
-            format!(
-                "duplicate key `{}` (first at line {})",
-                d.key, d.first_line
-            ),
+            format!("duplicate key `{}` (first at line {})", d.key, d.first_line),
         )),
         None => Ok(node),
     }
@@ -482,11 +479,18 @@ mod tests {
 
     #[test]
     fn repeated_keys_keep_the_last_value_and_are_reported() {
-        let (n, dups) =
-            parse_with_duplicates("r.yaml", b"a:\n  x: 1\n  y: 2\n  x: 3\nb: 010\n").ok().unwrap();
-        assert_eq!(n.get("a").and_then(|a| a.get("x")).and_then(Node::as_i64), Some(3));
+        let (n, dups) = parse_with_duplicates("r.yaml", b"a:\n  x: 1\n  y: 2\n  x: 3\nb: 010\n")
+            .ok()
+            .unwrap();
+        assert_eq!(
+            n.get("a").and_then(|a| a.get("x")).and_then(Node::as_i64),
+            Some(3)
+        );
         // The key keeps its first position; YAML 1.1 octal, as PyYAML reads it.
-        assert_eq!(n.get("a").and_then(|a| a.as_map()).map(|m| m[0].0.line()), Some(2));
+        assert_eq!(
+            n.get("a").and_then(|a| a.as_map()).map(|m| m[0].0.line()),
+            Some(2)
+        );
         assert_eq!(n.get("b").and_then(Node::as_i64), Some(8));
         assert_eq!(
             dups,

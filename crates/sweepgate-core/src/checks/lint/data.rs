@@ -270,7 +270,12 @@ mod tests {
         // The generated table of the seed-000 release (docs/contracts.md §7).
         let t = d.table("vllm", "0.21.0").unwrap();
         assert!(t.package.starts_with("vllm-0.21.0") && t.sha256.len() == 64);
-        assert!(t.kinds["attention"].values.iter().any(|v| v == "TOKENSPEED_MLA"));
+        assert!(
+            t.kinds["attention"]
+                .values
+                .iter()
+                .any(|v| v == "TOKENSPEED_MLA")
+        );
         let o = LintData::with_override(
             "o.toml",
             "established-skus = [\"h100\"]\n[vllm]\ncanonical-flags = [\"port\"]\n",

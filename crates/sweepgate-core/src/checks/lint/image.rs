@@ -70,7 +70,8 @@ impl ImageRef {
     /// Check 6(a) and L15 alike: on Docker Hub, in one of the upstream
     /// namespaces (`vllm`, `lmsysorg`).
     pub(crate) fn is_upstream(&self, namespaces: &[&str]) -> bool {
-        self.hub_namespace().is_some_and(|n| namespaces.contains(&n))
+        self.hub_namespace()
+            .is_some_and(|n| namespaces.contains(&n))
     }
 
     pub(crate) fn pinned_by_digest(&self) -> bool {
@@ -209,7 +210,8 @@ pub(crate) fn release_of(engine: &str, image: &str) -> Release {
         return Release::Unreleased("not a release tag");
     };
     let mut nums = version.splitn(3, '.');
-    let numeric = |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let numeric =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
     let (a, b) = (nums.next(), nums.next());
     let c = nums.next().unwrap_or("");
     let patch_digits: String = c.chars().take_while(char::is_ascii_digit).collect();
@@ -270,7 +272,10 @@ mod tests {
         let t = "Image bumped from lmsysorg/sglang:v0.5.15.post1-cu130 (the STP entry) to lmsysorg/sglang:v0.5.16-cu130. SGLANG_SIMULATE_ACC_TOKEN_MODE is only read from v0.5.16";
         assert_eq!(
             image_claims(t),
-            vec!["lmsysorg/sglang:v0.5.15.post1-cu130", "lmsysorg/sglang:v0.5.16-cu130"]
+            vec![
+                "lmsysorg/sglang:v0.5.15.post1-cu130",
+                "lmsysorg/sglang:v0.5.16-cu130"
+            ]
         );
         let shipped = [ImageRef::parse("lmsysorg/sglang:v0.5.16-cu130")];
         assert!(contradicting_claims(t, &shipped).is_empty());
@@ -285,22 +290,50 @@ mod tests {
             Release::Version(v) => Some(v),
             Release::Unreleased(_) => None,
         };
-        assert_eq!(v("vllm", "vllm/vllm-openai:v0.21.0").as_deref(), Some("0.21.0"));
-        assert_eq!(v("vllm", "vllm/vllm-openai-rocm:v0.20.1-ubuntu2404").as_deref(), Some("0.20.1"));
-        assert_eq!(v("sglang", "lmsysorg/sglang:v0.5.16-cu130").as_deref(), Some("0.5.16"));
-        assert_eq!(v("sglang", "lmsysorg/sglang:v0.5.12.post1").as_deref(), Some("0.5.12.post1"));
         assert_eq!(
-            v("sglang", "lmsysorg/sglang-rocm:v0.5.12-rocm720-mi35x-20260517").as_deref(),
+            v("vllm", "vllm/vllm-openai:v0.21.0").as_deref(),
+            Some("0.21.0")
+        );
+        assert_eq!(
+            v("vllm", "vllm/vllm-openai-rocm:v0.20.1-ubuntu2404").as_deref(),
+            Some("0.20.1")
+        );
+        assert_eq!(
+            v("sglang", "lmsysorg/sglang:v0.5.16-cu130").as_deref(),
+            Some("0.5.16")
+        );
+        assert_eq!(
+            v("sglang", "lmsysorg/sglang:v0.5.12.post1").as_deref(),
+            Some("0.5.12.post1")
+        );
+        assert_eq!(
+            v(
+                "sglang",
+                "lmsysorg/sglang-rocm:v0.5.12-rocm720-mi35x-20260517"
+            )
+            .as_deref(),
             Some("0.5.12")
         );
         // Custom builds, nightlies, digest-only, vendor images (real tags of the history).
         for (e, i) in [
             ("vllm", "vllm/vllm-openai:vllm-x86_64-cu13-0.25.1-7a33ba9"),
-            ("vllm", "vllm/vllm-openai:nightly-3ee2df30337a301164c46ae444b76ee67e71c106"),
+            (
+                "vllm",
+                "vllm/vllm-openai:nightly-3ee2df30337a301164c46ae444b76ee67e71c106",
+            ),
             ("vllm", "vllm/vllm-openai:kimi-k3"),
-            ("vllm", "vllm/vllm-openai@sha256:9eff9734aaaabbbbccccddddeeeeffff000011112222333344445555666623aa4"),
-            ("sglang", "lmsysorg/sglang:nightly-dev-cu13-20260721-8905cbd4"),
-            ("sglang", "rocm/sgl-dev:sglang-0.5.9-rocm720-mi35x-mori-0227-2"),
+            (
+                "vllm",
+                "vllm/vllm-openai@sha256:9eff9734aaaabbbbccccddddeeeeffff000011112222333344445555666623aa4",
+            ),
+            (
+                "sglang",
+                "lmsysorg/sglang:nightly-dev-cu13-20260721-8905cbd4",
+            ),
+            (
+                "sglang",
+                "rocm/sgl-dev:sglang-0.5.9-rocm720-mi35x-mori-0227-2",
+            ),
             ("sglang", "lmsysorg/sglang:v0.5.14-dev-cu130"),
         ] {
             assert_eq!(v(e, i), None, "{i}");

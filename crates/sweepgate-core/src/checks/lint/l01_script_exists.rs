@@ -51,10 +51,12 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                                     "; the other launchers of `{}` run `{have}`",
                                     e.runner.value
                                 ));
-                                Finding::new("L01", Severity::Error, &file, line, msg).subject(e.key.clone()).fix(format!(
-                                    "add `{expected}` (or teach `{}` the name `{have}`)",
-                                    l.launcher_path
-                                ))
+                                Finding::new("L01", Severity::Error, &file, line, msg)
+                                    .subject(e.key.clone())
+                                    .fix(format!(
+                                        "add `{expected}` (or teach `{}` the name `{have}`)",
+                                        l.launcher_path
+                                    ))
                             }
                             (None, Some(want)) => {
                                 Finding::new("L01", Severity::Error, &file, line, msg)

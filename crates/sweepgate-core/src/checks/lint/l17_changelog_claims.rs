@@ -10,10 +10,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::context::{Context, settings, settings_at};
-use crate::recipe::golden::Decoded;
-use crate::recipe::golden::served;
 use super::image::{ImageRef, contradicting_claims};
 use super::{Finding, Rule, Severity};
+use crate::recipe::golden::Decoded;
+use crate::recipe::golden::served;
 
 pub(crate) const RULE: Rule = Rule {
     id: "L17",
@@ -116,7 +116,7 @@ fn shipped(ctx: &Context<'_>, keys: &[String]) -> Shipped {
             launch.extend(served::recipe_settings(r));
         }
         let items: Vec<(String, usize)> = e.search_entries().flat_map(settings_at).collect();
-        let master = served::master_settings(&e.file.to_string(), &items);
+        let master = served::master_settings(e.file.as_ref(), &items);
         let l = served::served(&launch, &master, &e.framework.value, &[]);
         s.ks.extend(l.ks.iter().map(|x| u64::from(x.k)));
         for enc in &l.encodings {

@@ -47,7 +47,7 @@ pub(crate) fn served_keys<'c>(ctx: &'c Context<'_>) -> Vec<(&'c MasterEntry, Ser
             .filter(|(sc, _)| *sc == Scenario::AgenticCoding)
             .flat_map(|(_, s)| settings_at(s))
             .collect();
-        let master = served::master_settings(&e.file.to_string(), &items);
+        let master = served::master_settings(e.file.as_ref(), &items);
         out.push((
             e,
             served::served(&settings, &master, &e.framework.value, &injectors),
@@ -75,7 +75,11 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             if mode == ThinkingMode::Off
                 && served::judge(&s, &e.model_prefix.value, ThinkingMode::On, &ctx.golden)
                     .iter()
-                    .any(|o| o.file == j.file && o.line == j.line && matches!(o.judged, Judged::Match { .. }))
+                    .any(|o| {
+                        o.file == j.file
+                            && o.line == j.line
+                            && matches!(o.judged, Judged::Match { .. })
+                    })
             {
                 continue;
             }

@@ -25,13 +25,21 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         if spec_line(&s.text).is_none() {
             continue;
         }
-        out.extend(draft_overrides(&served::script_settings(&s.facts, &s.text)).into_iter().map(finding));
+        out.extend(
+            draft_overrides(&served::script_settings(&s.facts, &s.text))
+                .into_iter()
+                .map(finding),
+        );
     }
     for r in ctx.recipes_in_scope() {
         if !recipe_uses_spec(r, ctx.input.head_text(&r.path)) {
             continue;
         }
-        out.extend(draft_overrides(&served::recipe_settings_all_roles(r)).into_iter().map(finding));
+        out.extend(
+            draft_overrides(&served::recipe_settings_all_roles(r))
+                .into_iter()
+                .map(finding),
+        );
     }
     out
 }

@@ -103,9 +103,17 @@ fn judge(
                     Severity::Error,
                     format!(
                         "{} backend `{}` is not an option of {engine} {v} (given to {}): its own source ({}, in {}) does not list it, so the server fails at startup",
-                        first.kind, first.value, flags.join(", "), k.source, t.package
+                        first.kind,
+                        first.value,
+                        flags.join(", "),
+                        k.source,
+                        t.package
                     ),
-                    format!("use a {} backend {engine} {v} provides: {}", first.kind, sample.join(", ")),
+                    format!(
+                        "use a {} backend {engine} {v} provides: {}",
+                        first.kind,
+                        sample.join(", ")
+                    ),
                 )
             }
             (Release::Version(v), None) => {
@@ -116,9 +124,13 @@ fn judge(
                     Severity::Warning,
                     format!(
                         "{} backend `{}` is not among the values sweepgate knows for {engine} (given to {}); no option table was generated for {engine} {v}, so this rests on a hand-written list",
-                        first.kind, first.value, flags.join(", ")
+                        first.kind,
+                        first.value,
+                        flags.join(", ")
                     ),
-                    format!("check the value against {engine} {v}, or generate its table (`cargo xtask engine-tables {engine}=={v}`)"),
+                    format!(
+                        "check the value against {engine} {v}, or generate its table (`cargo xtask engine-tables {engine}=={v}`)"
+                    ),
                 )
             }
             (Release::Unreleased(why), None) => {
@@ -183,7 +195,14 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     });
                 }
             }
-            judge(&ctx.input.data, data, &engine, image.as_deref(), uses, &mut out);
+            judge(
+                &ctx.input.data,
+                data,
+                &engine,
+                image.as_deref(),
+                uses,
+                &mut out,
+            );
         }
     }
     for r in ctx.recipes_in_scope() {
@@ -235,7 +254,14 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 }
             }
         }
-        judge(&ctx.input.data, data, &engine, image.as_deref(), uses, &mut out);
+        judge(
+            &ctx.input.data,
+            data,
+            &engine,
+            image.as_deref(),
+            uses,
+            &mut out,
+        );
     }
     out
 }

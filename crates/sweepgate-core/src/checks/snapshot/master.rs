@@ -245,10 +245,12 @@ pub(crate) fn node_eq(a: &Node, b: &Node) -> bool {
 pub(crate) fn parse_master(file: &str, text: &str) -> Result<Vec<MasterEntry>, String> {
     // A repeated key would silently lose a setting: the checks refuse the
     // file and say where (lint L31 reports it as a finding).
-    let (root, dups) = crate::recipe::yaml::parse_with_duplicates(file, text.as_bytes())
-        .map_err(|e| match e {
+    let (root, dups) =
+        crate::recipe::yaml::parse_with_duplicates(file, text.as_bytes()).map_err(|e| match e {
             crate::recipe::yaml::Failure::Utf8(p) => p.to_string(),
-            crate::recipe::yaml::Failure::Yaml(err) => crate::recipe::yaml::saphyr_error(file, &err).to_string(),
+            crate::recipe::yaml::Failure::Yaml(err) => {
+                crate::recipe::yaml::saphyr_error(file, &err).to_string()
+            }
         })?;
     if let Some(d) = dups.first() {
         return Err(format!(

@@ -94,7 +94,8 @@ impl std::fmt::Display for NoCurve {
                 variant,
                 available,
             } => {
-                let name = |v: &Option<String>| v.clone().unwrap_or_else(|| "the plain head".into());
+                let name =
+                    |v: &Option<String>| v.clone().unwrap_or_else(|| "the plain head".into());
                 write!(
                     f,
                     "no golden `{prefix}` curve for draft head {} (curves exist for {})",
@@ -110,7 +111,11 @@ impl std::fmt::Display for NoCurve {
                 f,
                 "no golden `{prefix}` curve collected with {} draft sampling (curves exist for {})",
                 sampling_name(*wanted),
-                available.iter().map(|s| sampling_name(*s)).collect::<Vec<_>>().join(", ")
+                available
+                    .iter()
+                    .map(|s| sampling_name(*s))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             NoCurve::Ambiguous { files } => {
                 write!(f, "several golden curves match ({})", files.join(", "))
@@ -126,7 +131,11 @@ impl std::fmt::Display for NoCell {
                 write!(f, "no {mode} row (collected: {})", list(available))
             }
             NoCell::DraftLength { mode, k, available } => {
-                write!(f, "no {mode} value at K={k} (collected K: {})", list(available))
+                write!(
+                    f,
+                    "no {mode} value at K={k} (collected K: {})",
+                    list(available)
+                )
             }
         }
     }

@@ -67,8 +67,10 @@ pub(crate) struct Served {
 }
 
 static VAR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-|##\*/|%%*/\*)([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-        .expect("literal regex")
+    Regex::new(
+        r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-|##\*/|%%*/\*)([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)",
+    )
+    .expect("literal regex")
 });
 
 /// At most this many values per setting after substitution (arms multiply).
@@ -84,12 +86,7 @@ type Sub = (String, Vec<Arm>, Option<usize>);
 /// with the arms its chosen assignments add, so values set together in one
 /// arm stay together (K=7 with AL 3.84, never K=7 with the other arm's AL).
 /// Unresolvable expansions stay as written.
-fn substitute(
-    f: &ScriptFacts,
-    text: &str,
-    branch: &[Arm],
-    depth: usize,
-) -> Vec<Sub> {
+fn substitute(f: &ScriptFacts, text: &str, branch: &[Arm], depth: usize) -> Vec<Sub> {
     if depth > 4 {
         return vec![(text.to_owned(), branch.to_vec(), None)];
     }
@@ -210,12 +207,7 @@ fn shell_words(s: &str) -> Vec<String> {
 
 /// `$(printf 'FMT' ARGS…)` with `%s`, `%d`, `%.Nf` (the way scripts build a
 /// speculative-config JSON), arguments substituted first.
-fn printf(
-    f: &ScriptFacts,
-    text: &str,
-    branch: &[Arm],
-    depth: usize,
-) -> Option<Vec<Sub>> {
+fn printf(f: &ScriptFacts, text: &str, branch: &[Arm], depth: usize) -> Option<Vec<Sub>> {
     let inner = text.trim().strip_prefix("$(")?.strip_suffix(')')?;
     let words = shell_words(inner);
     let (cmd, rest) = words.split_first()?;
@@ -307,12 +299,7 @@ pub(crate) fn script_settings(f: &ScriptFacts, text: &str) -> Vec<Setting> {
             if let Some(v) = rf.flag.value_text() {
                 let mut branch = srv.branch.clone();
                 branch.extend(rf.branch.iter().cloned());
-                raw.push((
-                    rf.flag.key().to_owned(),
-                    v.to_owned(),
-                    rf.flag.line,
-                    branch,
-                ));
+                raw.push((rf.flag.key().to_owned(), v.to_owned(), rf.flag.line, branch));
             }
         }
         for e in &srv.prefix_env {
@@ -346,12 +333,19 @@ pub(crate) fn script_settings(f: &ScriptFacts, text: &str) -> Vec<Setting> {
             }
             let v = v.trim().trim_end_matches('\\').trim();
             let v = v.split_whitespace().next().unwrap_or("");
-            if !v.is_empty() && !raw.iter().any(|(n, _, line, _)| n == flag && *line == i + 1) {
+            if !v.is_empty()
+                && !raw
+                    .iter()
+                    .any(|(n, _, line, _)| n == flag && *line == i + 1)
+            {
                 raw.push(((*flag).to_owned(), unquote(v).to_owned(), i + 1, Vec::new()));
             }
         }
         for key in TEXT_KEYS {
-            if let Some(v) = t.strip_prefix(key).and_then(|r| r.trim_start().strip_prefix(':')) {
+            if let Some(v) = t
+                .strip_prefix(key)
+                .and_then(|r| r.trim_start().strip_prefix(':'))
+            {
                 let v = v.split(" #").next().unwrap_or(v).trim();
                 if !v.is_empty() {
                     raw.push((key.to_owned(), unquote(v).to_owned(), i + 1, Vec::new()));
@@ -473,7 +467,12 @@ pub(crate) struct DraftOverride {
 /// truthy, `speculative-draft-model-quantization`, or a `quantization` key
 /// in a vLLM speculative config. Kernel selectors are not overrides.
 pub(crate) fn draft_overrides(settings: &[Setting]) -> Vec<DraftOverride> {
-    let truthy = |v: &str| matches!(unquote(v).to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on");
+    let truthy = |v: &str| {
+        matches!(
+            unquote(v).to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes" | "on"
+        )
+    };
     let mut out = Vec::new();
     for s in settings {
         let knob = match s.name.as_str() {
@@ -486,7 +485,10 @@ pub(crate) fn draft_overrides(settings: &[Setting]) -> Vec<DraftOverride> {
             "speculative-config" | "speculative_config" => {
                 serde_json::from_str::<serde_json::Value>(unquote(&s.value))
                     .ok()
-                    .and_then(|j| j.get("quantization").map(|q| format!("{} quantization={q}", s.name)))
+                    .and_then(|j| {
+                        j.get("quantization")
+                            .map(|q| format!("{} quantization={q}", s.name))
+                    })
             }
             _ => None,
         };
@@ -553,7 +555,11 @@ pub(crate) fn served(
         match VllmSpecConfig::parse(&s.value) {
             Ok(j) => specs.push((s, j)),
             // A nested YAML mapping (TRT `speculative_config:`) is no JSON.
-            Err(_) if s.value.trim().is_empty() || s.value.trim_start().starts_with('{') || s.value.contains('$') => {
+            Err(_)
+                if s.value.trim().is_empty()
+                    || s.value.trim_start().starts_with('{')
+                    || s.value.contains('$') =>
+            {
                 unreadable.push((s.file.clone(), s.line));
             }
             Err(_) => {}
@@ -569,8 +575,13 @@ pub(crate) fn served(
         .iter()
         .find_map(|(_, j)| j.method.as_deref().map(DraftMethod::parse))
         .or_else(|| {
-            first(&["speculative-algorithm", "speculative-algo", "decoding_type", "method"])
-                .map(|m| DraftMethod::parse(&m))
+            first(&[
+                "speculative-algorithm",
+                "speculative-algo",
+                "decoding_type",
+                "method",
+            ])
+            .map(|m| DraftMethod::parse(&m))
         })
         .unwrap_or(DraftMethod::Mtp);
     let draft_model = first(&[
@@ -625,9 +636,12 @@ pub(crate) fn served(
             push_k(&mut ks, &s.value, s);
         }
         if ks.is_empty() {
-            for s in values(settings, &["speculative-dspark-block-size", "NUM_SPEC_TOKENS"])
-                .into_iter()
-                .chain(values(master, &["NUM_SPEC_TOKENS"]))
+            for s in values(
+                settings,
+                &["speculative-dspark-block-size", "NUM_SPEC_TOKENS"],
+            )
+            .into_iter()
+            .chain(values(master, &["NUM_SPEC_TOKENS"]))
             {
                 push_k(&mut ks, &s.value, s);
             }
@@ -675,7 +689,10 @@ pub(crate) fn served(
     for len in values(settings, &["SGLANG_SIMULATE_ACC_LEN"]) {
         let env: Vec<(&str, &str)> = values(
             settings,
-            &["SGLANG_SIMULATE_ACC_METHOD", "SGLANG_SIMULATE_ACC_TOKEN_MODE"],
+            &[
+                "SGLANG_SIMULATE_ACC_METHOD",
+                "SGLANG_SIMULATE_ACC_TOKEN_MODE",
+            ],
         )
         .into_iter()
         .filter(|s| s.file == len.file && !exclusive(&s.branch, &len.branch))
@@ -751,13 +768,13 @@ pub(crate) fn served(
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Judged {
     /// The pinned AL is the golden value.
-    Match {
-        k: u32,
-        al: f64,
-        golden: String,
-    },
+    Match { k: u32, al: f64, golden: String },
     /// The runner injects the golden value itself.
-    FromGolden { k: u32, golden: String, framework: String },
+    FromGolden {
+        k: u32,
+        golden: String,
+        framework: String,
+    },
     Mismatch {
         k: u32,
         written: f64,
@@ -830,13 +847,12 @@ pub(crate) fn judge(
         // settings) meets every recipe's K, each recipe being a launch.
         let own = sim.and_then(|x| x.k).filter(|k| *k > 0);
         let pairable = |k: &&DraftLength| !exclusive(&k.branch, &e.branch);
-        let mut same: Vec<u32> = s
-            .ks
-            .iter()
-            .filter(pairable)
-            .filter(|k| k.file == e.file)
-            .map(|k| k.k)
-            .collect();
+        let mut same: Vec<u32> =
+            s.ks.iter()
+                .filter(pairable)
+                .filter(|k| k.file == e.file)
+                .map(|k| k.k)
+                .collect();
         let mut other: Vec<u32> = s.ks.iter().filter(pairable).map(|k| k.k).collect();
         same.sort_unstable();
         same.dedup();
@@ -859,53 +875,55 @@ pub(crate) fn judge(
             }
         };
         for k in ks {
-        let q = Query {
-            prefix,
-            method: s.method.clone(),
-            sampling: s.sampling,
-            draft_model: s.draft_model.as_deref(),
-            mode,
-            k,
-        };
-        let (curve, cell) = match set.lookup(&q) {
-            Lookup::Found { curve, cell } => (curve, cell),
-            Lookup::NoCurve(n) => {
-                out.push(j(Judged::NoGolden(n.to_string())));
-                continue;
-            }
-            Lookup::NoCell { curve, missing } => {
-                out.push(j(Judged::NoGolden(format!("{} has {missing}", curve.name()))));
-                continue;
-            }
-        };
-        let golden = format!("{}@{mode}/K={k}={:.2}", curve.name(), cell.al);
-        match (sim, &e.decoded) {
-            (Some(sim), _) if sim.matches(cell.al) => out.push(j(Judged::Match {
-                k,
-                al: sim.al,
-                golden,
-            })),
-            (Some(sim), _) => out.push(j(Judged::Mismatch {
-                k,
-                written: sim.written,
-                golden_al: cell.al,
-                curve: curve.name().to_owned(),
-                curve_file: curve.file.clone(),
-                curve_line: cell.line,
+            let q = Query {
+                prefix,
+                method: s.method.clone(),
+                sampling: s.sampling,
+                draft_model: s.draft_model.as_deref(),
                 mode,
-            })),
-            (None, Decoded::FromGolden { framework, .. }) => out.push(j(Judged::FromGolden {
                 k,
-                golden,
-                framework: framework.clone(),
-            })),
-            (None, _) => {}
-        }
+            };
+            let (curve, cell) = match set.lookup(&q) {
+                Lookup::Found { curve, cell } => (curve, cell),
+                Lookup::NoCurve(n) => {
+                    out.push(j(Judged::NoGolden(n.to_string())));
+                    continue;
+                }
+                Lookup::NoCell { curve, missing } => {
+                    out.push(j(Judged::NoGolden(format!(
+                        "{} has {missing}",
+                        curve.name()
+                    ))));
+                    continue;
+                }
+            };
+            let golden = format!("{}@{mode}/K={k}={:.2}", curve.name(), cell.al);
+            match (sim, &e.decoded) {
+                (Some(sim), _) if sim.matches(cell.al) => out.push(j(Judged::Match {
+                    k,
+                    al: sim.al,
+                    golden,
+                })),
+                (Some(sim), _) => out.push(j(Judged::Mismatch {
+                    k,
+                    written: sim.written,
+                    golden_al: cell.al,
+                    curve: curve.name().to_owned(),
+                    curve_file: curve.file.clone(),
+                    curve_line: cell.line,
+                    mode,
+                })),
+                (None, Decoded::FromGolden { framework, .. }) => out.push(j(Judged::FromGolden {
+                    k,
+                    golden,
+                    framework: framework.clone(),
+                })),
+                (None, _) => {}
+            }
         }
     }
     out
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -946,7 +964,10 @@ vllm serve "$MODEL" --speculative-config "$SPEC_CONFIG" --port "$PORT"
         let f = parse_script("a/m_trt_mtp.sh", text.as_bytes()).unwrap();
         let s = served(&script_settings(&f, text), &[], "trt", &[]);
         assert_eq!(s.method, DraftMethod::Eagle3);
-        assert_eq!(s.draft_model.as_deref(), Some("/data/models/MiniMax-M3-EAGLE3-GQA"));
+        assert_eq!(
+            s.draft_model.as_deref(),
+            Some("/data/models/MiniMax-M3-EAGLE3-GQA")
+        );
         assert_eq!(s.ks.iter().map(|k| k.k).collect::<Vec<_>>(), vec![4]);
     }
 }
