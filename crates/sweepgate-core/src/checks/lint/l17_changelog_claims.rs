@@ -198,43 +198,36 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 Severity::Error
             };
             // Hard identifiers.
-            for claim in contradicting_claims(text, &s.images) {
-                let shipped: Vec<&str> = s.images.iter().map(|i| i.text.as_str()).collect();
+            // A hard identifier claim that contradicts the files.
+            let mut claim = |what: &str, message: String, fix: &str| {
                 out.push(
-                    Finding::new(
-                        "L17",
-                        hard,
-                        &path,
-                        d.line,
-                        format!(
-                            "the description names image `{claim}`, but {names} ships `{}`",
-                            shipped.join("`, `")
-                        ),
-                    )
-                    .subject(format!("{names}: image"))
-                    .fix("name the image the config pins"),
+                    Finding::new("L17", hard, &path, d.line, message)
+                        .subject(format!("{names}: {what}"))
+                        .fix(fix),
+                );
+            };
+            let shipped: Vec<&str> = s.images.iter().map(|i| i.text.as_str()).collect();
+            for image in contradicting_claims(text, &s.images) {
+                claim(
+                    "image",
+                    format!(
+                        "the description names image `{image}`, but {names} ships `{}`",
+                        shipped.join("`, `")
+                    ),
+                    "name the image the config pins",
                 );
             }
             for c in AL_CLAIM.captures_iter(text) {
                 let Ok(v) = c[2].parse::<f64>() else { continue };
                 if !s.als.is_empty() && !s.als.iter().any(|a| (a - v).abs() < 0.005) {
-                    out.push(
-                        Finding::new(
-                            "L17",
-                            hard,
-                            &path,
-                            d.line,
-                            format!(
-                                "the description claims AL {v}, but the shipped files pin {}",
-                                s.als
-                                    .iter()
-                                    .map(|a| format!("{a}"))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        )
-                        .subject(format!("{names}: AL"))
-                        .fix("quote the AL the files pin"),
+                    let pinned: Vec<String> = s.als.iter().map(|a| format!("{a}")).collect();
+                    claim(
+                        "AL",
+                        format!(
+                            "the description claims AL {v}, but the shipped files pin {}",
+                            pinned.join(", ")
+                        ),
+                        "quote the AL the files pin",
                     );
                 }
             }
@@ -247,22 +240,14 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     continue;
                 };
                 if !s.ks.is_empty() && !s.ks.contains(&v) {
-                    out.push(
-                        Finding::new(
-                            "L17",
-                            hard,
-                            &path,
-                            d.line,
-                            format!(
-                                "the description claims K={v}, but the shipped files use K={}",
-                                s.ks.iter()
-                                    .map(u64::to_string)
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        )
-                        .subject(format!("{names}: K"))
-                        .fix("quote the draft length the files use"),
+                    let used: Vec<String> = s.ks.iter().map(u64::to_string).collect();
+                    claim(
+                        "K",
+                        format!(
+                            "the description claims K={v}, but the shipped files use K={}",
+                            used.join(", ")
+                        ),
+                        "quote the draft length the files use",
                     );
                 }
             }

@@ -116,38 +116,33 @@ fn judge(
                     ),
                 )
             }
-            (Release::Version(v), None) => {
+            (release, None) => {
                 if anywhere.is_empty() || has(&anywhere, &first.value) {
                     continue;
                 }
-                (
-                    Severity::Warning,
-                    format!(
-                        "{} backend `{}` is not among the values sweepgate knows for {engine} (given to {}); no option table was generated for {engine} {v}, so this rests on a hand-written list",
-                        first.kind,
-                        first.value,
-                        flags.join(", ")
+                let given = flags.join(", ");
+                match release {
+                    Release::Version(v) => (
+                        Severity::Warning,
+                        format!(
+                            "{} backend `{}` is not among the values sweepgate knows for {engine} (given to {given}); no option table was generated for {engine} {v}, so this rests on a hand-written list",
+                            first.kind, first.value
+                        ),
+                        format!(
+                            "check the value against {engine} {v}, or generate its table (`cargo xtask engine-tables {engine}=={v}`)"
+                        ),
                     ),
-                    format!(
-                        "check the value against {engine} {v}, or generate its table (`cargo xtask engine-tables {engine}=={v}`)"
+                    Release::Unreleased(why) => (
+                        Severity::Info,
+                        format!(
+                            "{} backend `{}` is not in any released {engine} option table sweepgate has (given to {given}); the image ({}) is {why}, so its options cannot be checked",
+                            first.kind,
+                            first.value,
+                            image.unwrap_or("none")
+                        ),
+                        String::new(),
                     ),
-                )
-            }
-            (Release::Unreleased(why), None) => {
-                if anywhere.is_empty() || has(&anywhere, &first.value) {
-                    continue;
                 }
-                (
-                    Severity::Info,
-                    format!(
-                        "{} backend `{}` is not in any released {engine} option table sweepgate has (given to {}); the image ({}) is {why}, so its options cannot be checked",
-                        first.kind,
-                        first.value,
-                        flags.join(", "),
-                        image.unwrap_or("none")
-                    ),
-                    String::new(),
-                )
             }
         };
         let f = Finding::new("L30", severity, &file, first.line, message)
