@@ -152,7 +152,19 @@ pub(crate) fn claim_matches(claim: &ImageRef, shipped: &ImageRef) -> bool {
 /// image, the other images of that text are context (the image it
 /// replaced, a sibling's image) and contradict nothing.
 pub(crate) fn contradicting_claims(text: &str, shipped: &[ImageRef]) -> Vec<String> {
-    let claims = image_claims(text);
+    // An image right after "from" is the one being replaced ("moves from
+    // the sibling's lmsysorg/sglang:v0.5.12-cu130 to v0.5.16-cu130").
+    let replaced = |c: &str| {
+        text.find(c).is_some_and(|at| {
+            let before = &text[..at];
+            let start = before.char_indices().rev().nth(48).map_or(0, |(i, _)| i);
+            before[start..].to_ascii_lowercase().contains("from ")
+        })
+    };
+    let claims: Vec<String> = image_claims(text)
+        .into_iter()
+        .filter(|c| !replaced(c))
+        .collect();
     let parsed: Vec<(String, ImageRef)> = claims
         .into_iter()
         .map(|c| {
@@ -280,7 +292,11 @@ mod tests {
         let shipped = [ImageRef::parse("lmsysorg/sglang:v0.5.16-cu130")];
         assert!(contradicting_claims(t, &shipped).is_empty());
         let other = [ImageRef::parse("lmsysorg/sglang:v0.5.17-cu130")];
-        assert_eq!(contradicting_claims(t, &other).len(), 2);
+        // The image after "from" is the replaced one; the new one contradicts.
+        assert_eq!(
+            contradicting_claims(t, &other),
+            vec!["lmsysorg/sglang:v0.5.16-cu130"]
+        );
         assert!(image_claims("see https://github.com/a/b:c for it").is_empty());
     }
 

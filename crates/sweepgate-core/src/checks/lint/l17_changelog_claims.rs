@@ -41,6 +41,7 @@ static AL_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(synthetic_acceptance_length|SGLANG_SIMULATE_ACC_LEN|golden AL|synthetic AL|acceptance length)\D{0,12}?(\d+\.\d+)")
         .expect("literal regex")
 });
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+\.\d+").expect("literal regex"));
 static K_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)(?:num_speculative_tokens\W{0,3}|\bK\s*=\s*|num-steps\s*)(\d+)|\b(\d+) draft tokens",
@@ -217,9 +218,20 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     "name the image the config pins",
                 );
             }
-            for c in AL_CLAIM.captures_iter(text) {
-                let Ok(v) = c[2].parse::<f64>() else { continue };
-                if !s.als.is_empty() && !s.als.iter().any(|a| (a - v).abs() < 0.005) {
+            // As with images, when one AL (or K) claim of the line is the
+            // shipped one, the others are context ("from 2.99 to 3.61").
+            let als: Vec<f64> = AL_CLAIM
+                .captures_iter(text)
+                .filter_map(|c| c[2].parse::<f64>().ok())
+                .collect();
+            // Any number of the line that is a shipped AL makes the AL
+            // claims context ("raise … from 2.99 to 3.61").
+            let shipped_al_named = NUMBER
+                .find_iter(text)
+                .filter_map(|m| m.as_str().parse::<f64>().ok())
+                .any(|v| s.als.iter().any(|a| (a - v).abs() < 0.005));
+            if !s.als.is_empty() && !als.is_empty() && !shipped_al_named {
+                for v in als {
                     let pinned: Vec<String> = s.als.iter().map(|a| format!("{a}")).collect();
                     claim(
                         "AL",
@@ -231,15 +243,20 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     );
                 }
             }
-            for c in K_CLAIM.captures_iter(text) {
-                let Some(v) = c
-                    .get(1)
-                    .or_else(|| c.get(2))
-                    .and_then(|m| m.as_str().parse::<u64>().ok())
-                else {
-                    continue;
-                };
-                if !s.ks.is_empty() && !s.ks.contains(&v) {
+            // `N draft tokens` is SGLang's `num-draft-tokens`, which is K+1.
+            let ks: Vec<(u64, bool)> = K_CLAIM
+                .captures_iter(text)
+                .filter_map(|c| match (c.get(1), c.get(2)) {
+                    (Some(m), _) => m.as_str().parse().ok().map(|v| (v, false)),
+                    (None, Some(m)) => m.as_str().parse().ok().map(|v| (v, true)),
+                    _ => None,
+                })
+                .collect();
+            let k_ok = |(v, tokens): &(u64, bool)| {
+                s.ks.contains(v) || (*tokens && v.checked_sub(1).is_some_and(|k| s.ks.contains(&k)))
+            };
+            if !s.ks.is_empty() && !ks.iter().any(k_ok) {
+                for (v, _) in ks {
                     let used: Vec<String> = s.ks.iter().map(u64::to_string).collect();
                     claim(
                         "K",
