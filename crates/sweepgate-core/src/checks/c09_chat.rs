@@ -6,8 +6,9 @@
 //! recipes say so with `benchmark.use_chat_template` or a benchmark type
 //! that replays on the chat endpoint (settings).
 use super::snapshot::ChangedKey;
-use super::{CheckResult, Snapshot, strip_shell_comments};
+use super::{CheckResult, Snapshot};
 use crate::config::RepoConfig;
+use crate::recipe::script::{ChatUse, chat_use, parse_script};
 use crate::recipe::yaml;
 
 const N: u8 = 9;
@@ -18,69 +19,38 @@ enum Verdict {
     Review(String),
 }
 
-/// Logical lines (backslash continuations joined) with their first line.
-fn logical_lines(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut start = 0;
-    for (i, l) in text.lines().enumerate() {
-        if cur.is_empty() {
-            start = i + 1;
-        }
-        if let Some(x) = l.trim_end().strip_suffix('\\') {
-            cur.push_str(x);
-            cur.push(' ');
-        } else {
-            cur.push_str(l);
-            out.push((start, std::mem::take(&mut cur)));
-        }
-    }
-    if !cur.is_empty() {
-        out.push((start, cur));
-    }
-    out
-}
-
+/// The detection lint L25 uses (`recipe::script::chat_use`).
 fn script(key: &ChangedKey, path: &str, text: &str) -> Verdict {
-    let text = strip_shell_comments(text);
-    if path.contains("/agentic/") || key.entry.has_agentic() && !key.entry.has_fixed() {
-        if text.contains("build_replay_cmd")
-            || text.contains("/v1/chat/completions")
-            || text.contains("--endpoint-type chat")
-        {
-            return Verdict::Ok(format!("{path} replays on the chat endpoint"));
-        }
-        return Verdict::Fail(
+    let agentic = path.contains("/agentic/") || key.entry.has_agentic() && !key.entry.has_fixed();
+    let Ok(f) = parse_script(path, text.as_bytes()) else {
+        return Verdict::Review(format!("{path} cannot be read as a shell script"));
+    };
+    match chat_use(&f, text, agentic) {
+        ChatUse::ChatEndpoint => Verdict::Ok(format!("{path} replays on the chat endpoint")),
+        ChatUse::ChatTemplate(_) => Verdict::Ok(format!("{path} passes --use-chat-template")),
+        ChatUse::RawAgentic => Verdict::Fail(
             format!(
                 "{} drives raw completions: {path} has no chat-endpoint client (build_replay_cmd).",
                 key.key
             ),
             path.to_owned(),
             0,
-        );
-    }
-    let calls: Vec<(usize, String)> = logical_lines(&text)
-        .into_iter()
-        .filter(|(_, l)| l.trim_start().starts_with("run_benchmark_serving"))
-        .collect();
-    for (line, call) in &calls {
-        if !call.contains("--use-chat-template") && !call.contains("--dsv4") {
-            return Verdict::Fail(
+        ),
+        ChatUse::RawCalls(lines) => {
+            let line = lines.first().copied().unwrap_or(0);
+            Verdict::Fail(
                 format!(
                     "{} drives raw completions: {path}:{line} lacks --use-chat-template.",
                     key.key
                 ),
                 path.to_owned(),
-                *line,
-            );
+                line,
+            )
         }
-    }
-    if calls.is_empty() {
-        return Verdict::Review(format!(
+        ChatUse::NoClient => Verdict::Review(format!(
             "{path} has no run_benchmark_serving call to inspect"
-        ));
+        )),
     }
-    Verdict::Ok(format!("{path} passes --use-chat-template"))
 }
 
 fn recipe(s: &Snapshot, key: &ChangedKey, path: &str, text: &str) -> Verdict {
@@ -237,6 +207,19 @@ mod tests {
             r.reason,
             "m-fp8-b200-sglang drives raw completions: benchmarks/single_node/fixed_seq_len/m_fp8_b200_mtp.sh:2 lacks --use-chat-template."
         );
+    }
+
+    /// The flag held in an array, as lint L25 reads it (one detection):
+    /// the row and the lint agree.
+    #[test]
+    fn chat_template_flag_through_an_array_passes() {
+        let r = check(
+            &snap(
+                "BENCH_ARGS=(--use-chat-template)\nrun_benchmark_serving \\\n  --model x \\\n  \"${BENCH_ARGS[@]}\"\n",
+            ),
+            &RepoConfig::default(),
+        );
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
     }
 
     #[test]

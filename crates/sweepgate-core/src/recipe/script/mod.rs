@@ -14,6 +14,7 @@
 //! line of each argument kept.
 
 mod args;
+mod chat;
 mod facts;
 mod install;
 mod patches;
@@ -31,6 +32,7 @@ const MAX_DEPTH: usize = 200;
 /// How many levels of `"${ARGS[@]}"` inside arrays are followed.
 const MAX_SPLAT_DEPTH: usize = 8;
 
+pub(crate) use chat::{ChatUse, chat_use};
 pub use facts::*;
 pub(crate) use patches::engine_patches;
 
