@@ -135,7 +135,17 @@ pub(crate) fn image_claims(text: &str) -> Vec<String> {
                 return None;
             }
             let claim = m.as_str().trim_end_matches(['.', ',', ';', ':']);
-            (claim.contains('/') && claim.contains(':')).then(|| claim.to_owned())
+            // `vllm/model_executor/…/shared_experts.py:165` is a source
+            // line, not an image (history `4205a91`, #2418).
+            let name = claim.split(':').next().unwrap_or(claim);
+            let source_file = name.rsplit_once('.').is_some_and(|(_, ext)| {
+                [
+                    "py", "sh", "yaml", "yml", "md", "json", "txt", "cu", "cc", "cpp", "h", "rs",
+                    "toml",
+                ]
+                .contains(&ext)
+            });
+            (claim.contains('/') && claim.contains(':') && !source_file).then(|| claim.to_owned())
         })
         .collect()
 }
@@ -298,6 +308,10 @@ mod tests {
             vec!["lmsysorg/sglang:v0.5.16-cu130"]
         );
         assert!(image_claims("see https://github.com/a/b:c for it").is_empty());
+        assert!(
+            image_claims("at vllm/model_executor/layers/fused_moe/runner/shared_experts.py:165.")
+                .is_empty()
+        );
     }
 
     #[test]
