@@ -6,7 +6,8 @@
 //! recipes say so with `benchmark.use_chat_template` or a benchmark type
 //! that replays on the chat endpoint (settings).
 use super::snapshot::ChangedKey;
-use super::{CheckResult, Snapshot};
+use super::snapshot::has_spec_marker;
+use super::{CheckResult, Snapshot, strip_shell_comments};
 use crate::config::RepoConfig;
 use crate::recipe::script::{ChatUse, chat_use, parse_script};
 use crate::recipe::yaml;
@@ -22,6 +23,12 @@ enum Verdict {
 /// The detection lint L25 uses (`recipe::script::chat_use`).
 fn script(key: &ChangedKey, path: &str, text: &str) -> Verdict {
     let agentic = path.contains("/agentic/") || key.entry.has_agentic() && !key.entry.has_fixed();
+    // The key's other arm (`spec-decoding: none`) runs a script without
+    // speculative decoding: nothing to judge there (lint L25 skips it too).
+    let named_mtp = path.trim_end_matches(".sh").ends_with("_mtp");
+    if !named_mtp && !has_spec_marker(&strip_shell_comments(text)) {
+        return Verdict::Ok(format!("{path} runs no speculative decoding"));
+    }
     let Ok(f) = parse_script(path, text.as_bytes()) else {
         return Verdict::Review(format!("{path} cannot be read as a shell script"));
     };
@@ -220,6 +227,35 @@ mod tests {
             &RepoConfig::default(),
         );
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
+
+    /// History `cb589c0` (#2470): `minimaxm3-fp4-b300-vllm` declares a
+    /// `spec-decoding` other than `mtp`, so it runs the plain script
+    /// (`fixed_seq_len/minimaxm3_fp4_b300.sh:81`), which has no speculative
+    /// decoding and needs no chat template (lint L25 agrees).
+    #[test]
+    fn a_script_without_speculative_decoding_is_not_judged() {
+        let mut s = Snapshot::default();
+        s.head_files.insert(
+            "configs/nvidia-master.yaml".into(),
+            MASTER.replace("spec-decoding: mtp", "spec-decoding: draft_model"),
+        );
+        s.head_files.insert(
+            "benchmarks/single_node/fixed_seq_len/m_fp8_b200.sh".into(),
+            "x=1\nrun_benchmark_serving --model x\n".into(),
+        );
+        s.files = vec![ChangedFile {
+            path: "configs/nvidia-master.yaml".into(),
+            status: "added".into(),
+            ..Default::default()
+        }];
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        assert!(
+            r.reason.contains("runs no speculative decoding"),
+            "{}",
+            r.reason
+        );
     }
 
     #[test]
