@@ -63,7 +63,7 @@ impl Sentence {
     /// FAIL: on the real history (issue 17 item 7) such prose quotes other
     /// entries' images, other curves' ALs and SGLang's draft-token count
     /// (K+1) too often for a FAIL; lint L17 reports them per entry.
-    fn from_changelog(&self) -> bool {
+    fn is_changelog_line(&self) -> bool {
         self.ev.is_some()
     }
 }
@@ -227,7 +227,7 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     "{} claims image {claim} but {} ships {img}",
                     st.source, k.entry.file
                 );
-                if negated || st.from_changelog() {
+                if negated || st.is_changelog_line() {
                     soft.push((msg, st.ev.clone()))
                 } else {
                     hard.push((msg, st.ev.clone()))
@@ -249,7 +249,7 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         .collect::<Vec<_>>()
                         .join("/");
                     let msg = format!("{} claims AL {v} but the launch ships {shipped}", st.source);
-                    if negated || st.from_changelog() {
+                    if negated || st.is_changelog_line() {
                         soft.push((msg, st.ev.clone()))
                     } else {
                         hard.push((msg, st.ev.clone()))
@@ -274,7 +274,7 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         "{} claims K={v} but the launch ships K={shipped}",
                         st.source
                     );
-                    if negated || st.from_changelog() {
+                    if negated || st.is_changelog_line() {
                         soft.push((msg, st.ev.clone()))
                     } else {
                         hard.push((msg, st.ev.clone()))
