@@ -998,3 +998,30 @@ vllm serve "$MODEL" --speculative-config "$SPEC_CONFIG" --port "$PORT"
         assert_eq!(s.ks.iter().map(|k| k.k).collect::<Vec<_>>(), vec![4]);
     }
 }
+
+#[cfg(test)]
+mod printf_tests {
+    use super::*;
+    use crate::recipe::script::parse_script;
+
+    /// `benchmarks/single_node/agentic/minimaxm3_fp4_b200_mtp.sh:171` at
+    /// history commit `1cfeb48` (#2511): the JSON is built with `printf`.
+    const PRINTF: &str = "NUM_SPEC_TOKENS=3\nSYNTHETIC_ACCEPT_LEN=2.78\nDRAFT_MODEL_PATH=/m/MiniMax-M3-EAGLE3-GQA\nif [ \"${EVAL_ONLY:-}\" = \"true\" ]; then\n    SPEC_CONFIG=$(printf \\\n        '{\"method\":\"eagle3\",\"model\":\"%s\",\"num_speculative_tokens\":%d}' \\\n        \"$DRAFT_MODEL_PATH\" \"$NUM_SPEC_TOKENS\")\nelse\n    SPEC_CONFIG=$(printf \\\n        '{\"method\":\"eagle3\",\"model\":\"%s\",\"num_speculative_tokens\":%d,\"rejection_sample_method\":\"synthetic\",\"synthetic_acceptance_length\":%.2f}' \\\n        \"$DRAFT_MODEL_PATH\" \"$NUM_SPEC_TOKENS\" \"$SYNTHETIC_ACCEPT_LEN\")\nfi\nvllm serve \"$MODEL_PATH\" --speculative-config \"$SPEC_CONFIG\"\n";
+
+    #[test]
+    fn printf_built_json_is_read() {
+        let f = parse_script("a/m_mtp.sh", PRINTF.as_bytes()).unwrap();
+        let st = script_settings(&f, PRINTF);
+        let s = served(&st, &[], "vllm", &[]);
+        assert_eq!(
+            s.encodings.len(),
+            1,
+            "{:?} / {:?}",
+            s.encodings,
+            st.iter()
+                .filter(|x| x.name == "speculative-config")
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(s.draft_model.as_deref(), Some("/m/MiniMax-M3-EAGLE3-GQA"));
+    }
+}
