@@ -88,6 +88,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                             e.image()
                         ),
                     )
+                    .subject(k.key.clone())
                     .file(&e.file, e.field_line("image"));
                 }
                 notes.push(format!(
@@ -131,6 +132,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         e.prefix()
                     ),
                 )
+                .subject(k.key.clone())
                 .file(&e.file, e.line);
             }
         }

@@ -209,6 +209,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 N,
                 format!("{prefix} is not in the {path} support matrix — {}.", k.key),
             )
+            .subject(k.key.clone())
             .file(&k.entry.file, k.entry.line);
         }
         let Some((_, act, dep, line)) = p
@@ -220,6 +221,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 N,
                 format!("{prefix} is not in the {path} support matrix — {}.", k.key),
             )
+            .subject(k.key.clone())
             .file(&k.entry.file, k.entry.line);
         };
         if act.trim_start().starts_with("None")
@@ -233,6 +235,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     k.key
                 ),
             )
+            .subject(k.key.clone())
             .file(path, *line);
         }
         let scen = scenario_names(k);
@@ -245,7 +248,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 return CheckResult::fail(
                     N,
                     format!("{prefix} {sc} is deprecated since {d} ({path} Scenarios, for all models) — {}.", k.key),
-                )
+                ).subject(k.key.clone())
                 .file(path, *l);
             }
             if items(dep).iter().any(|i| i.eq_ignore_ascii_case(sc)) {
@@ -257,6 +260,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         k.key
                     ),
                 )
+                .subject(k.key.clone())
                 .file(path, *line);
             }
             for (pre, what, d, l) in &p.retirements {
@@ -267,7 +271,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     return CheckResult::fail(
                         N,
                         format!("{prefix} {sc} is deprecated since {d} ({path} Deprecation Notice) — {}.", k.key),
-                    )
+                    ).subject(k.key.clone())
                     .file(path, *l);
                 }
             }
@@ -286,6 +290,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         k.key
                     ),
                 )
+                .subject(k.key.clone())
                 .file(path, *l);
             }
         }
@@ -309,7 +314,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     return CheckResult::fail(
                         N,
                         format!("{prefix} arm \"{arm}\" is deprecated since {d} ({path} Deprecation Notice) — {}.", k.key),
-                    )
+                    ).subject(k.key.clone())
                     .file(path, *l);
                 }
                 return CheckResult::review(

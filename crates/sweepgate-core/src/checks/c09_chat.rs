@@ -152,7 +152,9 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             match v {
                 Verdict::Ok(m) => ok.push(m),
                 Verdict::Review(m) => review.push(m),
-                Verdict::Fail(m, p, l) => return CheckResult::fail(N, m).file(&p, l),
+                Verdict::Fail(m, p, l) => {
+                    return CheckResult::fail(N, m).subject(p.clone()).file(&p, l);
+                }
             }
         }
     }

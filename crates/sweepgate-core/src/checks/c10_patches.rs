@@ -144,6 +144,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             N,
             format!("{path}:{line} patches the serving stack ({what}); {why}."),
         )
+        .subject(path.clone())
         .file(&path, line)
     };
     if !added {
@@ -209,6 +210,17 @@ mod tests {
         assert_eq!(
             r.reason,
             "benchmarks/single_node/agentic/q_fp8_h200_mtp.sh:131 patches the serving stack (an in-place edit of an engine path); no waiver (docs/waiver/2428.md is not added by this PR)."
+        );
+    }
+
+    /// A FAIL row names its subject (the patching script), stable across
+    /// line shifts, for fingerprints (issue 17 item 7).
+    #[test]
+    fn fail_rows_carry_a_subject() {
+        let r = check(&snap(SED), &RepoConfig::default());
+        assert_eq!(
+            r.subject.as_deref(),
+            Some("benchmarks/single_node/agentic/q_fp8_h200_mtp.sh")
         );
     }
 

@@ -69,6 +69,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     k.key, e.file, e.line
                 ),
             )
+            .subject(k.key.clone())
             .file(&e.file, e.line);
         }
     }
@@ -135,6 +136,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     k.files.join(", ")
                 ),
             )
+            .subject(k.key.clone())
             .file(&k.entry.file, k.entry.line);
         }
         let thinking_on = served::judge(&l, k.entry.prefix(), ThinkingMode::On, &set);
@@ -176,7 +178,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                             "{} pins {written} but golden {curve} {mode} K={kv} is {golden_al:.2} ({}).",
                             k.key, j.file
                         ),
-                    )
+                    ).subject(k.key.clone())
                     .file(&j.file, j.line)
                     .with(Evidence::File {
                         path: curve_file,
@@ -185,6 +187,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 }
                 Judged::Problem(p) => {
                     return CheckResult::fail(N, format!("{}: {p} ({}).", k.key, j.file))
+                        .subject(k.key.clone())
                         .file(&j.file, j.line);
                 }
                 Judged::NoGolden(why) => {
@@ -196,6 +199,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                                 k.key
                             ),
                         )
+                        .subject(k.key.clone())
                         .file(&j.file, j.line);
                     }
                     review.get_or_insert(

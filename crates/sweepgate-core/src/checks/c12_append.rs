@@ -52,7 +52,9 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         .iter()
         .find(|(_, m)| m.contains("append-only"))
     {
-        return CheckResult::fail(N, format!("{cl}:{line}: {msg}.")).file(cl, *line);
+        return CheckResult::fail(N, format!("{cl}:{line}: {msg}."))
+            .subject("append-only entry")
+            .file(cl, *line);
     }
     if !new.iter().any(|e| e.is_append_only()) {
         return CheckResult::na(N, "the new changelog entry does not set append-only: true.");
@@ -65,6 +67,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 e.line
             ),
         )
+        .subject("append-only entry")
         .file(cl, e.line);
     }
     if let Some(e) = new.iter().find(|e| {
@@ -73,7 +76,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         return CheckResult::fail(
             N,
             format!("append-only entry at {cl}:{} also sets an eval flag (evals-only, all-evals or eval-min-prefill-ep).", e.line),
-        )
+        ).subject("append-only entry")
         .file(cl, e.line);
     }
     // The `check-changelog` result: the check run on the head when GitHub
@@ -89,13 +92,15 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             match green.and_then(|r| r.conclusion.as_deref()) {
                 Some("success") => "check-changelog green",
                 Some(c) => {
-                    return CheckResult::fail(N, format!("check-changelog {c} on the head."));
+                    return CheckResult::fail(N, format!("check-changelog {c} on the head."))
+                        .subject("check-changelog");
                 }
                 None => {
                     return CheckResult::fail(
                         N,
                         "check-changelog has not run on the head.".to_owned(),
-                    );
+                    )
+                    .subject("check-changelog");
                 }
             }
         }
@@ -121,6 +126,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         v.loc, v.message
                     ),
                 )
+                .subject("check-changelog")
                 .file(cl, v.loc.line);
             }
             "check-changelog's PR gate passes (run by sweepgate)"

@@ -47,6 +47,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 N,
                 format!("{path}:{line} overrides draft precision ({knob})."),
             )
+            .subject(knob.clone())
             .file(&path, line);
         }
         for (p, t) in k.launch_texts(s) {

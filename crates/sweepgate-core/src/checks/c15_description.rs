@@ -450,7 +450,9 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         } else {
             String::new()
         };
-        return CheckResult::fail(N, format!("{msg}{more}.")).with_all(ev.clone());
+        return CheckResult::fail(N, format!("{msg}{more}."))
+            .subject(msg.clone())
+            .with_all(ev.clone());
     }
     if !soft.is_empty() {
         let list: Vec<String> = soft.iter().map(|(m, _)| m.clone()).collect();
