@@ -152,6 +152,7 @@ fn judge(
 }
 
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
+    let lint = &ctx.input.data;
     let mut out = Vec::new();
     for s in ctx.scripts_in_scope() {
         let f = &s.facts;
@@ -190,14 +191,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     });
                 }
             }
-            judge(
-                &ctx.input.data,
-                data,
-                &engine,
-                image.as_deref(),
-                uses,
-                &mut out,
-            );
+            judge(lint, data, &engine, image.as_deref(), uses, &mut out);
         }
     }
     for r in ctx.recipes_in_scope() {
@@ -249,14 +243,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 }
             }
         }
-        judge(
-            &ctx.input.data,
-            data,
-            &engine,
-            image.as_deref(),
-            uses,
-            &mut out,
-        );
+        judge(lint, data, &engine, image.as_deref(), uses, &mut out);
     }
     out
 }
