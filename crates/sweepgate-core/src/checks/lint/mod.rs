@@ -1,6 +1,6 @@
 //! Recipe lint: the careful reviewer's static findings on a PR, anchored to
 //! file and line (`docs/rules.md` §3, L01–L29, plus L30: a backend
-//! value unknown to the pinned engine). One file per rule; every rule is a
+//! value unknown to the pinned engine, and L31: a repeated YAML key). One file per rule; every rule is a
 //! pure function of the [`Context`] parsed once from a [`LintInput`].
 //!
 //! Knowledge that changes over time lives in `lint-data/` ([`LintData`]),
