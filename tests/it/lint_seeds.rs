@@ -63,28 +63,17 @@ fn seed_000_unpinned_install_unknown_backend_and_dotted_spelling() {
     let f = run("seed000");
     let script = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b300_vllm.sh";
     let pip = line_of(&head, script, "pip install");
-    let backend = line_of(&head, script, "--attention-backend TOKENSPEED_MLA");
     let dotted = line_of(&head, script, "--attention-config.mla_prefill_backend");
+    // docs/contracts.md §7 (issue 17): vLLM v0.21.0, the pinned image,
+    // introduced `TOKENSPEED_MLA` (attention and MLA prefill backend), as
+    // the table generated from vllm-0.21.0's own source records: no L30.
     assert_eq!(
         sorted(errors(&f)),
-        sorted(vec![
-            ("L12", Error, script.into(), pip),
-            ("L30", Error, script.into(), backend)
-        ]),
+        sorted(vec![("L12", Error, script.into(), pip)]),
         "{}",
         dump(&f)
     );
-    let l30 = of_rule(&f, "L30");
-    assert!(
-        l30[0].message.contains("TOKENSPEED_MLA") && l30[0].message.contains("0.21.0"),
-        "{}",
-        l30[0]
-    );
-    assert!(
-        l30[0].message.contains(&format!("line {dotted}")),
-        "one finding names both flags: {}",
-        l30[0]
-    );
+    assert!(of_rule(&f, "L30").is_empty(), "{}", dump(&f));
     let warnings: Vec<_> = keys(&f).into_iter().filter(|k| k.1 == Warning).collect();
     assert_eq!(
         warnings,

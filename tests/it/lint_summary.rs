@@ -68,6 +68,7 @@ fn existing(rule: &'static str, severity: Severity, file: &str, line: usize) -> 
             line,
             message: format!("`{rule}` was already there"),
             fix: None,
+            subject: None,
         },
         fingerprint: "0".repeat(32),
         baseline: BaselineState::Unchanged,

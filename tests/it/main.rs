@@ -32,6 +32,7 @@ mod reliability_faults;
 mod replay;
 mod replay_repo;
 mod repo_git;
+mod rules_history;
 mod sandbox_actions;
 mod sandbox_deliveries;
 mod sandbox_faults;

@@ -5,6 +5,8 @@
 //!   (`docs/performance.md`);
 //! - `reliability crash|replicas|load|send|report`: crash safety, replicas
 //!   and load against real `serve` processes (`docs/reliability.md`);
+//! - `engine-tables`: lint L30's option tables from released engine
+//!   packages (by hand, not in CI);
 //! - `sandbox`: the sandbox GitHub as its own process, with the reliability
 //!   world and its control API;
 //! - `sweepgate …`: the service's own command line (`sweepgate serve` and
@@ -14,6 +16,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use sweepgate::config::server::LogFormat;
 use xtask::{bench, reliability};
+
+mod engines;
 
 #[derive(Debug, Parser)]
 #[command(name = "xtask", about = "sweepgate's development commands")]
@@ -33,6 +37,11 @@ enum Command {
     /// Serve the sandbox GitHub as its own process, with a seeded world and
     /// a control API under `/_sandbox/control/` (for reliability runs).
     Sandbox(sweepgate_sandbox::process::SandboxArgs),
+    /// Generate lint L30's option tables from released engine packages
+    /// (`vllm==0.21.0 sglang==0.5.16 …`; needs pip and the network, so it
+    /// runs by hand and its output `lint-data/engine-tables.toml` is
+    /// committed).
+    EngineTables(engines::EngineTablesArgs),
     /// The service's command line (`xtask sweepgate serve …`), as the
     /// `sweepgate` binary runs it.
     #[command(disable_help_flag = true)]
@@ -57,6 +66,7 @@ fn main() -> ExitCode {
             );
         }
         Command::Bench(args) => bench::main(args),
+        Command::EngineTables(args) => engines::main(args),
         Command::Sandbox(args) => {
             sweepgate::app::init_logging_at(LogFormat::Text, "warn");
             runtime()

@@ -4,63 +4,12 @@
 //! after a vLLM/SGLang key of the same model and SKU. A claimed exception
 //! (new hardware, new architecture) is REVIEW. The scope of (a) is a
 //! setting (§5.2, extended by default).
+use super::lint::image::ImageRef;
 use super::snapshot::{ChangeKind, Family};
 use super::{CheckResult, ImageScope, Snapshot};
 use crate::config::RepoConfig;
 
 const N: u8 = 6;
-
-/// A parsed image reference (§1.7).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ImageRef {
-    /// `None` for Docker Hub.
-    pub registry: Option<String>,
-    /// `namespace/name` (Docker Hub) or the path after the registry.
-    pub repository: String,
-    pub tag: Option<String>,
-    pub digest: Option<String>,
-}
-
-impl ImageRef {
-    pub(crate) fn parse(image: &str) -> ImageRef {
-        let fixed = image.replacen('#', "/", 1);
-        let (rest, digest) = match fixed.split_once("@sha256:") {
-            Some((r, d)) => (r.to_owned(), Some(d.to_owned())),
-            None => (fixed.clone(), None),
-        };
-        let (path, tag) = match rest.rsplit_once(':') {
-            Some((p, t)) if !t.contains('/') => (p.to_owned(), Some(t.to_owned())),
-            _ => (rest.clone(), None),
-        };
-        let mut parts = path.splitn(2, '/');
-        let first = parts.next().unwrap_or("");
-        let second = parts.next();
-        let (registry, repository) = match second {
-            Some(r) if first.contains('.') || first.contains(':') || first == "localhost" => {
-                if first == "docker.io" {
-                    (None, r.to_owned())
-                } else {
-                    (Some(first.to_owned()), r.to_owned())
-                }
-            }
-            _ => (None, path.clone()),
-        };
-        ImageRef {
-            registry,
-            repository,
-            tag,
-            digest,
-        }
-    }
-
-    /// `repository:tag`, the form claims are compared on.
-    pub(crate) fn repo_tag(&self) -> String {
-        match &self.tag {
-            Some(t) => format!("{}:{t}", self.repository),
-            None => self.repository.clone(),
-        }
-    }
-}
 
 const EXCEPTION_WORDS: [&str; 8] = [
     "mi455x",
@@ -105,18 +54,21 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         };
         if family != Family::Other {
             if in_scope && cfg.policy.established_skus.contains(&sku) {
-                let img = ImageRef::parse(e.image());
                 let want = if family == Family::Vllm {
                     "vllm/"
                 } else {
                     "lmsysorg/"
                 };
-                let allowed = cfg
+                // The namespaces configured for this family (`vllm/` → `vllm`).
+                let ns: Vec<&str> = cfg
                     .policy
                     .upstream_image_prefixes
                     .iter()
-                    .any(|p| p == want && img.repository.starts_with(p.as_str()));
-                if img.registry.is_some() || !allowed {
+                    .filter(|p| p.as_str() == want)
+                    .map(|p| p.trim_end_matches('/'))
+                    .collect();
+                // The predicate lint L15 uses.
+                if !ImageRef::parse(e.image()).is_upstream(&ns) {
                     if let Some(w) = exception {
                         return CheckResult::review(
                             N,
@@ -136,6 +88,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                             e.image()
                         ),
                     )
+                    .subject(k.key.clone())
                     .file(&e.file, e.field_line("image"));
                 }
                 notes.push(format!(
@@ -179,6 +132,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         e.prefix()
                     ),
                 )
+                .subject(k.key.clone())
                 .file(&e.file, e.line);
             }
         }
@@ -224,7 +178,7 @@ mod tests {
         let r = ImageRef::parse("lmsysorg/sglang:v1@sha256:abc");
         assert_eq!(
             (r.registry, r.tag.as_deref(), r.digest.as_deref()),
-            (None, Some("v1"), Some("abc"))
+            (None, Some("v1"), Some("sha256:abc"))
         );
     }
 

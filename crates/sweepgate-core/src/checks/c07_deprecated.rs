@@ -195,10 +195,23 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             format!("{path} changed; policy table needs re-derivation (no support matrix found)."),
         );
     }
+    // Rule 1 (the prefix is registered) is lint L18's: both read the
+    // support matrix with `recipe::models_md`.
+    let registered = crate::recipe::models_md::parse(path, text.as_bytes()).ok();
     let today = s.today;
     let mut active: Vec<String> = Vec::new();
     for k in &facts.changed {
         let prefix = k.entry.prefix();
+        if let Some(m) = &registered
+            && m.model(prefix).is_none()
+        {
+            return CheckResult::fail(
+                N,
+                format!("{prefix} is not in the {path} support matrix — {}.", k.key),
+            )
+            .subject(k.key.clone())
+            .file(&k.entry.file, k.entry.line);
+        }
         let Some((_, act, dep, line)) = p
             .matrix
             .iter()
@@ -208,6 +221,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 N,
                 format!("{prefix} is not in the {path} support matrix — {}.", k.key),
             )
+            .subject(k.key.clone())
             .file(&k.entry.file, k.entry.line);
         };
         if act.trim_start().starts_with("None")
@@ -221,6 +235,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     k.key
                 ),
             )
+            .subject(k.key.clone())
             .file(path, *line);
         }
         let scen = scenario_names(k);
@@ -233,7 +248,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 return CheckResult::fail(
                     N,
                     format!("{prefix} {sc} is deprecated since {d} ({path} Scenarios, for all models) — {}.", k.key),
-                )
+                ).subject(k.key.clone())
                 .file(path, *l);
             }
             if items(dep).iter().any(|i| i.eq_ignore_ascii_case(sc)) {
@@ -245,6 +260,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         k.key
                     ),
                 )
+                .subject(k.key.clone())
                 .file(path, *line);
             }
             for (pre, what, d, l) in &p.retirements {
@@ -255,7 +271,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     return CheckResult::fail(
                         N,
                         format!("{prefix} {sc} is deprecated since {d} ({path} Deprecation Notice) — {}.", k.key),
-                    )
+                    ).subject(k.key.clone())
                     .file(path, *l);
                 }
             }
@@ -274,6 +290,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         k.key
                     ),
                 )
+                .subject(k.key.clone())
                 .file(path, *l);
             }
         }
@@ -297,7 +314,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     return CheckResult::fail(
                         N,
                         format!("{prefix} arm \"{arm}\" is deprecated since {d} ({path} Deprecation Notice) — {}.", k.key),
-                    )
+                    ).subject(k.key.clone())
                     .file(path, *l);
                 }
                 return CheckResult::review(

@@ -6,9 +6,11 @@
 //! recipes say so with `benchmark.use_chat_template` or a benchmark type
 //! that replays on the chat endpoint (settings).
 use super::snapshot::ChangedKey;
+use super::snapshot::has_spec_marker;
 use super::{CheckResult, Snapshot, strip_shell_comments};
 use crate::config::RepoConfig;
-use crate::recipe::changelog::yaml;
+use crate::recipe::script::{ChatUse, chat_use, parse_script};
+use crate::recipe::yaml;
 
 const N: u8 = 9;
 
@@ -18,73 +20,48 @@ enum Verdict {
     Review(String),
 }
 
-/// Logical lines (backslash continuations joined) with their first line.
-fn logical_lines(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut start = 0;
-    for (i, l) in text.lines().enumerate() {
-        if cur.is_empty() {
-            start = i + 1;
-        }
-        if let Some(x) = l.trim_end().strip_suffix('\\') {
-            cur.push_str(x);
-            cur.push(' ');
-        } else {
-            cur.push_str(l);
-            out.push((start, std::mem::take(&mut cur)));
-        }
-    }
-    if !cur.is_empty() {
-        out.push((start, cur));
-    }
-    out
-}
-
+/// The detection lint L25 uses (`recipe::script::chat_use`).
 fn script(key: &ChangedKey, path: &str, text: &str) -> Verdict {
-    let text = strip_shell_comments(text);
-    if path.contains("/agentic/") || key.entry.has_agentic() && !key.entry.has_fixed() {
-        if text.contains("build_replay_cmd")
-            || text.contains("/v1/chat/completions")
-            || text.contains("--endpoint-type chat")
-        {
-            return Verdict::Ok(format!("{path} replays on the chat endpoint"));
-        }
-        return Verdict::Fail(
+    let agentic = path.contains("/agentic/") || key.entry.has_agentic() && !key.entry.has_fixed();
+    // The key's other arm (`spec-decoding: none`) runs a script without
+    // speculative decoding: nothing to judge there (lint L25 skips it too).
+    let named_mtp = path.trim_end_matches(".sh").ends_with("_mtp");
+    if !named_mtp && !has_spec_marker(&strip_shell_comments(text)) {
+        return Verdict::Ok(format!("{path} runs no speculative decoding"));
+    }
+    let Ok(f) = parse_script(path, text.as_bytes()) else {
+        return Verdict::Review(format!("{path} cannot be read as a shell script"));
+    };
+    match chat_use(&f, text, agentic) {
+        ChatUse::ChatEndpoint => Verdict::Ok(format!("{path} replays on the chat endpoint")),
+        ChatUse::ChatTemplate(_) => Verdict::Ok(format!("{path} passes --use-chat-template")),
+        ChatUse::RawAgentic => Verdict::Fail(
             format!(
                 "{} drives raw completions: {path} has no chat-endpoint client (build_replay_cmd).",
                 key.key
             ),
             path.to_owned(),
             0,
-        );
-    }
-    let calls: Vec<(usize, String)> = logical_lines(&text)
-        .into_iter()
-        .filter(|(_, l)| l.trim_start().starts_with("run_benchmark_serving"))
-        .collect();
-    for (line, call) in &calls {
-        if !call.contains("--use-chat-template") && !call.contains("--dsv4") {
-            return Verdict::Fail(
+        ),
+        ChatUse::RawCalls(lines) => {
+            let line = lines.first().copied().unwrap_or(0);
+            Verdict::Fail(
                 format!(
                     "{} drives raw completions: {path}:{line} lacks --use-chat-template.",
                     key.key
                 ),
                 path.to_owned(),
-                *line,
-            );
+                line,
+            )
         }
-    }
-    if calls.is_empty() {
-        return Verdict::Review(format!(
+        ChatUse::NoClient => Verdict::Review(format!(
             "{path} has no run_benchmark_serving call to inspect"
-        ));
+        )),
     }
-    Verdict::Ok(format!("{path} passes --use-chat-template"))
 }
 
 fn recipe(s: &Snapshot, key: &ChangedKey, path: &str, text: &str) -> Verdict {
-    let Ok(root) = yaml::parse(path, text.as_bytes()) else {
+    let Ok(root) = yaml::parse_plain(path, text.as_bytes()) else {
         return Verdict::Review(format!("{path} cannot be parsed"));
     };
     let bench = root.get("benchmark");
@@ -100,7 +77,7 @@ fn recipe(s: &Snapshot, key: &ChangedKey, path: &str, text: &str) -> Verdict {
         Some(false) => {
             let line = bench
                 .and_then(|b| b.get("use_chat_template"))
-                .map_or(0, |n| n.line);
+                .map_or(0, |n| n.line());
             return Verdict::Fail(
                 format!(
                     "{} drives raw completions: {path}:{line} sets use_chat_template: false.",
@@ -175,7 +152,9 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             match v {
                 Verdict::Ok(m) => ok.push(m),
                 Verdict::Review(m) => review.push(m),
-                Verdict::Fail(m, p, l) => return CheckResult::fail(N, m).file(&p, l),
+                Verdict::Fail(m, p, l) => {
+                    return CheckResult::fail(N, m).subject(p.clone()).file(&p, l);
+                }
             }
         }
     }
@@ -236,6 +215,44 @@ mod tests {
         assert_eq!(
             r.reason,
             "m-fp8-b200-sglang drives raw completions: benchmarks/single_node/fixed_seq_len/m_fp8_b200_mtp.sh:2 lacks --use-chat-template."
+        );
+    }
+
+    /// The flag held in an array, as lint L25 reads it (one detection):
+    /// the row and the lint agree.
+    #[test]
+    fn chat_template_flag_through_an_array_passes() {
+        let r = check(
+            &snap(
+                "BENCH_ARGS=(--use-chat-template)\nrun_benchmark_serving \\\n  --model x \\\n  \"${BENCH_ARGS[@]}\"\n",
+            ),
+            &RepoConfig::default(),
+        );
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
+
+    /// History `cb589c0` (#2470): `minimaxm3-fp4-b300-vllm` declares a
+    /// `spec-decoding` other than `mtp`, so it runs the plain script
+    /// (`fixed_seq_len/minimaxm3_fp4_b300.sh:81`), which has no speculative
+    /// decoding and needs no chat template (lint L25 agrees).
+    #[test]
+    fn a_script_without_speculative_decoding_is_not_judged() {
+        let mut s = snap("");
+        s.head_files.clear();
+        s.head_files.insert(
+            "configs/nvidia-master.yaml".into(),
+            MASTER.replace("spec-decoding: mtp", "spec-decoding: draft_model"),
+        );
+        s.head_files.insert(
+            "benchmarks/single_node/fixed_seq_len/m_fp8_b200.sh".into(),
+            "x=1\nrun_benchmark_serving --model x\n".into(),
+        );
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        assert!(
+            r.reason.contains("runs no speculative decoding"),
+            "{}",
+            r.reason
         );
     }
 

@@ -10,6 +10,7 @@ use regex::Regex;
 
 use super::{CheckResult, Evidence, Snapshot, added_lines};
 use crate::config::RepoConfig;
+use crate::recipe::script::{engine_patches, parse_script};
 
 const N: u8 = 10;
 
@@ -69,16 +70,35 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     if touched.is_empty() {
         return CheckResult::na(N, "no benchmark scripts, images or configs touched.");
     }
-    let mut hits: Vec<(String, usize, &'static str)> = Vec::new();
+    let wheels = crate::checks::lint::LintData::defaults()
+        .map(|d| d.engine_wheels)
+        .unwrap_or_default();
+    // Introduced by this PR (FAIL without a waiver) and pre-existing in a
+    // touched script (REVIEW without a default-branch waiver naming it).
+    let mut hits: Vec<(String, usize, String)> = Vec::new();
+    let mut pre: Vec<(String, usize, String)> = Vec::new();
     for f in &touched {
         if f.path.ends_with(".patch") || f.path.ends_with(".diff") {
             if f.status != "removed" {
-                hits.push((f.path.clone(), 1, "a patch file"));
+                hits.push((f.path.clone(), 1, "a patch file".to_owned()));
             }
             continue;
         }
-        let Some(p) = &f.patch else { continue };
-        for (line, text) in added_lines(p) {
+        let added: Vec<(usize, &str)> = f.patch.as_deref().map(added_lines).unwrap_or_default();
+        // Scripts: the detection lint L23 uses (variables followed).
+        let facts = (f.path.ends_with(".sh") && f.status != "removed")
+            .then(|| s.head_text(&f.path))
+            .flatten()
+            .and_then(|t| parse_script(&f.path, t.as_bytes()).ok());
+        if let Some(facts) = facts {
+            for h in engine_patches(&facts, &wheels) {
+                let new = f.status == "added" || added.iter().any(|(l, _)| *l == h.line);
+                let hit = (f.path.clone(), h.line, h.what);
+                if new { hits.push(hit) } else { pre.push(hit) }
+            }
+            continue;
+        }
+        for (line, text) in added {
             let t = text.trim_start();
             if t.starts_with('#') || t.starts_with("//") {
                 continue;
@@ -88,9 +108,24 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 continue;
             }
             if let Some((_, what)) = PATCH.iter().find(|(re, _)| re.is_match(t)) {
-                hits.push((f.path.clone(), line, what));
+                hits.push((f.path.clone(), line, (*what).to_owned()));
             }
         }
+    }
+    if hits.is_empty()
+        && let Some((path, line, what)) = pre.iter().find(|(p, _, _)| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            !s.policy.iter().any(|(wp, t)| {
+                wp.starts_with(&cfg.paths.waivers_dir)
+                    && (t.contains(p.as_str()) || t.contains(name))
+            })
+        })
+    {
+        return CheckResult::review(
+            N,
+            format!("{path}:{line} already {what} before this PR and no waiver in {} names the script; a person must confirm the patch is sanctioned.", cfg.paths.waivers_dir),
+        )
+        .file(path, *line);
     }
     let Some((path, line, what)) = hits.first().cloned() else {
         return CheckResult::pass(
@@ -109,6 +144,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             N,
             format!("{path}:{line} patches the serving stack ({what}); {why}."),
         )
+        .subject(path.clone())
         .file(&path, line)
     };
     if !added {
@@ -174,6 +210,17 @@ mod tests {
         assert_eq!(
             r.reason,
             "benchmarks/single_node/agentic/q_fp8_h200_mtp.sh:131 patches the serving stack (an in-place edit of an engine path); no waiver (docs/waiver/2428.md is not added by this PR)."
+        );
+    }
+
+    /// A FAIL row names its subject (the patching script), stable across
+    /// line shifts, for fingerprints (issue 17 item 7).
+    #[test]
+    fn fail_rows_carry_a_subject() {
+        let r = check(&snap(SED), &RepoConfig::default());
+        assert_eq!(
+            r.subject.as_deref(),
+            Some("benchmarks/single_node/agentic/q_fp8_h200_mtp.sh")
         );
     }
 

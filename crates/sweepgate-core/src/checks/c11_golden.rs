@@ -7,174 +7,38 @@
 //! when the configured injector for the framework takes it from the golden
 //! curve. Synthetic acceptance on a non-agentic config fails (rule c).
 use super::snapshot::ChangedKey;
-use super::{CheckResult, Evidence, Snapshot, setting_values, strip_shell_comments};
+use super::{CheckResult, Evidence, Snapshot};
 use crate::config::RepoConfig;
-use crate::recipe::golden::{
-    self, Decoded, DraftMethod, DraftSampling, GoldenSet, Lookup, Query, ThinkingMode,
-};
+use crate::recipe::golden::served::{self, Judged, Served};
+use crate::recipe::golden::{GoldenSet, ThinkingMode};
+use crate::recipe::script::parse_script;
+use crate::recipe::srt::parse_recipe;
 
 const N: u8 = 11;
 
-/// What one key's launch says.
-#[derive(Debug, Clone)]
-pub(crate) struct Launch {
-    pub method: DraftMethod,
-    pub ks: Vec<u32>,
-    pub sampling: Option<DraftSampling>,
-    pub draft_model: Option<String>,
-    pub thinking: Result<ThinkingMode, golden::ThinkingConflict>,
-    /// The decoded encodings, with where they were found.
-    pub encodings: Vec<(Decoded, String)>,
-}
-
-fn first(text: &str, names: &[&str]) -> Option<String> {
-    names
-        .iter()
-        .find_map(|n| setting_values(text, n).into_iter().next().map(|v| v.0))
-}
-
-/// Reads a key's launch: its scripts and recipes (comments stripped) and
-/// master-config settings.
-pub(crate) fn launch(s: &Snapshot, k: &ChangedKey) -> Launch {
-    let mut text = String::new();
-    let mut where_: Vec<String> = Vec::new();
+/// What a key's launch serves: its scripts and recipes (head texts) and its
+/// master-config settings, read the way lint L19 reads them
+/// (`recipe::golden::served`).
+pub(crate) fn served_of(s: &Snapshot, k: &ChangedKey) -> Served {
+    let mut settings = Vec::new();
     for (p, t) in k.launch_texts(s) {
-        text.push_str(&strip_shell_comments(t));
-        text.push('\n');
-        where_.push(p.to_owned());
-    }
-    let settings: Vec<String> = k.entry.settings().into_iter().map(|x| x.0).collect();
-    for st in &settings {
-        text.push_str(st);
-        text.push('\n');
-    }
-    let spec_json: Option<golden::VllmSpecConfig> = setting_values(&text, "speculative-config")
-        .into_iter()
-        .chain(setting_values(&text, "speculative_config"))
-        .find_map(|(v, _)| golden::VllmSpecConfig::parse(&v).ok());
-    let method = first(
-        &text,
-        &["speculative-algorithm", "speculative-algo", "method"],
-    )
-    .map(|m| DraftMethod::parse(&m))
-    .or_else(|| {
-        spec_json
-            .as_ref()
-            .and_then(|j| j.method.as_deref())
-            .map(DraftMethod::parse)
-    })
-    .unwrap_or(DraftMethod::Mtp);
-    let mut ks: Vec<u32> = Vec::new();
-    let mut push_k = |v: &str| {
-        if let Ok(k) = v.trim().parse::<u32>()
-            && !ks.contains(&k)
+        if p.ends_with(".sh") {
+            if let Ok(f) = parse_script(p, t.as_bytes()) {
+                settings.extend(served::script_settings(&f, t));
+            }
+        } else if (p.ends_with(".yaml") || p.ends_with(".yml"))
+            && let Ok(r) = parse_recipe(p, t.as_bytes())
         {
-            ks.push(k);
-        }
-    };
-    let block = setting_values(&text, "speculative-dspark-block-size");
-    if method == DraftMethod::DSpark && !block.is_empty() {
-        for (v, _) in &block {
-            push_k(v);
-        }
-    } else {
-        for n in [
-            "speculative-num-steps",
-            "num-speculative-tokens",
-            "max_draft_len",
-            "NUM_SPEC_TOKENS",
-        ] {
-            for (v, _) in setting_values(&text, n) {
-                push_k(&v);
-            }
-        }
-        for (v, _) in &block {
-            push_k(v);
-        }
-        if let Some(k) = spec_json.as_ref().and_then(|j| j.k) {
-            push_k(&k.to_string());
+            settings.extend(served::recipe_settings(&r));
         }
     }
-    let draft_path = first(&text, &["speculative-draft-model-path"]);
-    // SGLang runs a checkpoint's native MTP head as EAGLE (or NEXTN)
-    // without a separate draft model.
-    let method = match method {
-        DraftMethod::Eagle if draft_path.is_none() && spec_json.is_none() => DraftMethod::Mtp,
-        m => m,
-    };
-    let sampling = first(&text, &["draft_sample_method", "draft-sample-method"])
-        .and_then(|v| DraftSampling::parse(&v))
-        .or_else(|| {
-            spec_json
-                .as_ref()
-                .and_then(golden::VllmSpecConfig::sampling)
-        });
-    let draft_model = draft_path.or_else(|| spec_json.as_ref().and_then(|j| j.model.clone()));
-    let mut signals = Vec::new();
-    for key in [
-        "default-chat-template-kwargs",
-        "DYN_DEFAULT_THINKING_MODE",
-        "dyn-default-thinking-mode",
-        "THINKING_MODE",
-        "SGLANG_ENABLE_THINKING",
-        "AIPERF_EXTRA_INPUTS",
-    ] {
-        for (v, _) in setting_values(&text, key) {
-            if let Some(m) = golden::thinking_signal(key, &v) {
-                signals.push(m);
-            }
-        }
-    }
-    let thinking = golden::resolve_thinking(signals);
-    let mut encodings = Vec::new();
-    let injectors = s.settings.golden_injectors();
-    let injected = golden::runner_injected(
+    let master = served::master_settings(&k.entry.file, &k.entry.settings());
+    served::served(
+        &settings,
+        &master,
         k.entry.framework(),
-        settings.iter().map(String::as_str),
-        &injectors,
-    );
-    if injected != Decoded::NotSimulated {
-        encodings.push((injected, format!("{} additional-settings", k.entry.file)));
-    }
-    let envs: Vec<(String, String)> = [
-        "SGLANG_SIMULATE_ACC_LEN",
-        "SGLANG_SIMULATE_ACC_METHOD",
-        "SGLANG_SIMULATE_ACC_TOKEN_MODE",
-    ]
-    .iter()
-    .flat_map(|n| {
-        setting_values(&text, n)
-            .into_iter()
-            .map(move |(v, _)| ((*n).to_owned(), v))
-    })
-    .collect();
-    let sg = golden::sglang_env(envs.iter().map(|(a, b)| (a.as_str(), b.as_str())));
-    if sg != Decoded::NotSimulated {
-        encodings.push((sg, where_.join(", ")));
-    }
-    if let Some(j) = &spec_json {
-        let d = j.decoded();
-        if d != Decoded::NotSimulated {
-            encodings.push((d, where_.join(", ")));
-        }
-    }
-    if let Some(v) = first(&text, &["TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS"]) {
-        encodings.push((golden::trtllm_env(&v), where_.join(", ")));
-    }
-    let len = first(&text, &["spec-decode-acceptance-length"]);
-    let rate = first(&text, &["spec-decode-acceptance-rate"]);
-    let atom = golden::atom_args(len.as_deref(), rate.as_deref(), ks.first().copied());
-    if atom != Decoded::NotSimulated {
-        encodings.push((atom, where_.join(", ")));
-    }
-    Launch {
-        method,
-        ks,
-        sampling,
-        draft_model,
-        thinking,
-        encodings,
-    }
+        &s.settings.golden_injectors(),
+    )
 }
 
 fn is_agentic(k: &ChangedKey) -> bool {
@@ -194,16 +58,19 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let spec: Vec<&ChangedKey> = facts.changed.iter().filter(|k| k.uses_spec(s)).collect();
     // (c) synthetic acceptance on a non-agentic config.
     for k in spec.iter().filter(|k| !is_agentic(k)) {
-        let l = launch(s, k);
-        if !l.encodings.is_empty() && !s.settings.synthetic_acceptance_allow.contains(&k.key) {
+        let l = served_of(s, k);
+        if let Some(e) = l.encodings.first()
+            && !s.settings.synthetic_acceptance_allow.contains(&k.key)
+        {
             return CheckResult::fail(
                 N,
                 format!(
-                    "non-agentic {} uses synthetic acceptance ({}).",
-                    k.key, l.encodings[0].1
+                    "non-agentic {} uses synthetic acceptance ({}:{}).",
+                    k.key, e.file, e.line
                 ),
             )
-            .file(&k.entry.file, k.entry.line);
+            .subject(k.key.clone())
+            .file(&e.file, e.line);
         }
     }
     let agentic: Vec<&ChangedKey> = spec.into_iter().filter(|k| is_agentic(k)).collect();
@@ -224,47 +91,43 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let detail = s.detail_section();
     let mut ok: Vec<String> = Vec::new();
     let mut ev: Vec<Evidence> = Vec::new();
+    let mut review: Option<CheckResult> = None;
     for k in agentic {
-        let l = launch(s, k);
-        let mode = match l.thinking {
-            Ok(m) => m,
-            Err(_) => {
-                return CheckResult::review(
-                    N,
-                    format!(
-                        "{} carries both thinking-on and thinking-off signals; a person must pick the golden row.",
-                        k.key
-                    ),
-                );
-            }
+        let l = served_of(s, k);
+        let Ok(mode) = l.thinking else {
+            review.get_or_insert(CheckResult::review(
+                N,
+                format!(
+                    "{} carries both thinking-on and thinking-off signals; a person must pick the golden row.",
+                    k.key
+                ),
+            ));
+            continue;
         };
-        let k_val = match l.ks.as_slice() {
-            [one] => *one,
-            [] => {
-                return CheckResult::fail(
-                    N,
-                    format!(
-                        "{} sets no draft length K; the golden AL cannot be chosen.",
-                        k.key
-                    ),
-                )
-                .file(&k.entry.file, k.entry.line);
-            }
-            many => {
-                return CheckResult::review(
-                    N,
-                    format!(
-                        "{} sets several draft lengths ({}); per-branch (K, AL) pairing needs a person.",
-                        k.key,
-                        many.iter()
-                            .map(u32::to_string)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                );
-            }
-        };
+        if k.files.is_empty() {
+            review.get_or_insert(CheckResult::review(
+                N,
+                format!(
+                    "no script or recipe of {} is in the assessed files, so its simulated acceptance cannot be read.",
+                    k.key
+                ),
+            ));
+            continue;
+        }
         if l.encodings.is_empty() {
+            if let Some((file, line)) = l.unreadable.first() {
+                review.get_or_insert(
+                    CheckResult::review(
+                        N,
+                        format!(
+                            "{}: the speculative config at {file}:{line} is built at run time; a person must confirm it simulates the golden AL.",
+                            k.key
+                        ),
+                    )
+                    .file(file, *line),
+                );
+                continue;
+            }
             return CheckResult::fail(
                 N,
                 format!(
@@ -273,84 +136,132 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     k.files.join(", ")
                 ),
             )
+            .subject(k.key.clone())
             .file(&k.entry.file, k.entry.line);
         }
-        let q = Query {
-            prefix: k.entry.prefix(),
-            method: l.method.clone(),
-            sampling: l.sampling,
-            draft_model: l.draft_model.as_deref(),
-            mode,
-            k: k_val,
-        };
-        let (curve, cell) = match set.lookup(&q) {
-            Lookup::Found { curve, cell } => (curve, cell),
-            miss => {
-                let why = match miss {
-                    Lookup::NoCurve(n) => format!("no golden curve ({n:?})"),
-                    Lookup::NoCell { curve, missing } => {
-                        format!("{} has no cell ({missing:?})", curve.name())
-                    }
-                    Lookup::Found { .. } => String::new(),
-                };
-                if states_source(&detail) {
-                    return CheckResult::review(
+        let thinking_on = served::judge(&l, k.entry.prefix(), ThinkingMode::On, &set);
+        for j in served::judge(&l, k.entry.prefix(), mode, &set) {
+            let at = format!("{}:{}", j.file, j.line);
+            // Thinking off with the thinking_on value pinned: which row the
+            // benchmark should use is for a person (docs/rules.md Check 11).
+            if mode == ThinkingMode::Off
+                && matches!(j.judged, Judged::Mismatch { .. })
+                && thinking_on.iter().any(|o| {
+                    o.file == j.file && o.line == j.line && matches!(o.judged, Judged::Match { .. })
+                })
+            {
+                review.get_or_insert(
+                    CheckResult::review(
                         N,
                         format!(
-                            "{}: {why}; the sign-off states the AL source, a person must confirm it.",
+                            "{} runs with thinking off but pins the thinking_on golden AL ({at}); a person must confirm which row applies.",
                             k.key
                         ),
-                    );
-                }
-                return CheckResult::fail(
-                    N,
-                    format!(
-                        "{}: {why}, and the sign-off does not state the AL source.",
-                        k.key
-                    ),
+                    )
+                    .file(&j.file, j.line),
                 );
+                continue;
             }
-        };
-        let golden_txt = format!("{}@{mode}/K={k_val}={:.2}", curve.name(), cell.al);
-        ev.push(Evidence::File {
-            path: curve.file.clone(),
-            line: cell.line,
-        });
-        for (d, src) in &l.encodings {
-            match d {
-                Decoded::Invalid(p) => {
-                    return CheckResult::fail(N, format!("{}: {p} ({src}).", k.key))
-                        .file(&k.entry.file, k.entry.line);
+            match j.judged {
+                Judged::Mismatch {
+                    k: kv,
+                    written,
+                    golden_al,
+                    curve,
+                    curve_file,
+                    curve_line,
+                    mode,
+                } => {
+                    return CheckResult::fail(
+                        N,
+                        format!(
+                            "{} pins {written} but golden {curve} {mode} K={kv} is {golden_al:.2} ({}).",
+                            k.key, j.file
+                        ),
+                    ).subject(k.key.clone())
+                    .file(&j.file, j.line)
+                    .with(Evidence::File {
+                        path: curve_file,
+                        line: curve_line,
+                    });
                 }
-                Decoded::Simulated(sim) => {
-                    if let Some(p) = sim.problems.first() {
-                        return CheckResult::fail(N, format!("{}: {p} ({src}).", k.key))
-                            .file(&k.entry.file, k.entry.line);
-                    }
-                    if !sim.matches(cell.al) {
+                Judged::Problem(p) => {
+                    return CheckResult::fail(N, format!("{}: {p} ({}).", k.key, j.file))
+                        .subject(k.key.clone())
+                        .file(&j.file, j.line);
+                }
+                Judged::NoGolden(why) => {
+                    if !states_source(&detail) {
                         return CheckResult::fail(
                             N,
                             format!(
-                                "{} pins {} but golden {} {mode} K={k_val} is {:.2} ({src}).",
-                                k.key,
-                                sim.written,
-                                curve.name(),
-                                cell.al
+                                "{}: {why}, and the sign-off does not state the AL source ({at}).",
+                                k.key
                             ),
                         )
-                        .with_all(ev);
+                        .subject(k.key.clone())
+                        .file(&j.file, j.line);
                     }
-                    ok.push(format!(
-                        "{} pins {:.2} = {golden_txt} ({src})",
-                        k.key, sim.al
-                    ));
+                    review.get_or_insert(
+                        CheckResult::review(
+                            N,
+                            format!(
+                                "{}: {why}; the sign-off states the AL source, a person must confirm it.",
+                                k.key
+                            ),
+                        )
+                        .file(&j.file, j.line),
+                    );
                 }
-                Decoded::FromGolden { framework, .. } => {
+                Judged::Unresolved(p) => {
+                    review.get_or_insert(
+                        CheckResult::review(
+                            N,
+                            format!("{}: {p} ({at}); the value is only known at run time, a person must confirm it is the golden AL.", k.key),
+                        )
+                        .file(&j.file, j.line),
+                    );
+                }
+                Judged::NoK => {
+                    review.get_or_insert(
+                        CheckResult::review(
+                            N,
+                            format!("{}: the draft length K of the simulated AL at {at} cannot be read; a person must pick the golden cell.", k.key),
+                        )
+                        .file(&j.file, j.line),
+                    );
+                }
+                Judged::Ambiguous(ks) => {
+                    review.get_or_insert(
+                        CheckResult::review(
+                            N,
+                            format!(
+                                "{} sets several draft lengths ({}) that can apply to the AL at {at}; per-branch (K, AL) pairing needs a person.",
+                                k.key,
+                                ks.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                            ),
+                        )
+                        .file(&j.file, j.line),
+                    );
+                }
+                Judged::Match { al, golden, .. } => {
+                    ev.push(Evidence::File {
+                        path: j.file.clone(),
+                        line: j.line,
+                    });
+                    let line = format!("{} pins {al:.2} = {golden} ({})", k.key, j.file);
+                    if !ok.contains(&line) {
+                        ok.push(line);
+                    }
+                }
+                Judged::FromGolden {
+                    golden, framework, ..
+                } => {
                     let script = s
                         .settings
                         .injectors
                         .iter()
-                        .find(|i| i.framework == *framework)
+                        .find(|i| i.framework == framework)
                         .map(|i| i.script.clone())
                         .unwrap_or_default();
                     let by = if script.is_empty() {
@@ -359,13 +270,15 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         format!(" by {script}")
                     };
                     ok.push(format!(
-                        "{} gets {golden_txt} injected{by} from the golden curve (SYNTHETIC_ACCEPTANCE=true, framework {framework})",
+                        "{} gets {golden} injected{by} from the golden curve (SYNTHETIC_ACCEPTANCE=true, framework {framework})",
                         k.key
                     ));
                 }
-                Decoded::NotSimulated => {}
             }
         }
+    }
+    if let Some(r) = review {
+        return r;
     }
     CheckResult::pass(N, format!("{}.", ok.join("; "))).with_all(ev)
 }

@@ -52,7 +52,9 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         .iter()
         .find(|(_, m)| m.contains("append-only"))
     {
-        return CheckResult::fail(N, format!("{cl}:{line}: {msg}.")).file(cl, *line);
+        return CheckResult::fail(N, format!("{cl}:{line}: {msg}."))
+            .subject("append-only entry")
+            .file(cl, *line);
     }
     if !new.iter().any(|e| e.is_append_only()) {
         return CheckResult::na(N, "the new changelog entry does not set append-only: true.");
@@ -65,6 +67,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 e.line
             ),
         )
+        .subject("append-only entry")
         .file(cl, e.line);
     }
     if let Some(e) = new.iter().find(|e| {
@@ -73,25 +76,62 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         return CheckResult::fail(
             N,
             format!("append-only entry at {cl}:{} also sets an eval flag (evals-only, all-evals or eval-min-prefill-ep).", e.line),
-        )
+        ).subject("append-only entry")
         .file(cl, e.line);
     }
-    let Some(runs) = &s.check_runs else {
-        return CheckResult::review(
-            N,
-            "check runs were not provided; the check-changelog result on the head is unknown.",
-        );
+    // The `check-changelog` result: the check run on the head when GitHub
+    // provided it, else sweepgate's own implementation of its PR gate
+    // (a local run has no check runs, and needs no person for this).
+    let gate_note = match &s.check_runs {
+        Some(runs) => {
+            let green = runs
+                .get(&s.pr.head_sha)
+                .into_iter()
+                .flatten()
+                .find(|r| r.name == "check-changelog" || r.name.ends_with("/ check-changelog"));
+            match green.and_then(|r| r.conclusion.as_deref()) {
+                Some("success") => "check-changelog green",
+                Some(c) => {
+                    return CheckResult::fail(N, format!("check-changelog {c} on the head."))
+                        .subject("check-changelog");
+                }
+                None => {
+                    return CheckResult::fail(
+                        N,
+                        "check-changelog has not run on the head.".to_owned(),
+                    )
+                    .subject("check-changelog");
+                }
+            }
+        }
+        None => {
+            let base = s.base_files.get(cl).map_or("", String::as_str);
+            let Some(head) = s.head_files.get(cl) else {
+                return CheckResult::review(N, format!("{cl} is not in the assessed files."));
+            };
+            let labels = |l: &str| s.pr.labels.iter().any(|x| x == l);
+            let keys: Vec<&str> = facts.masters_head.keys().map(String::as_str).collect();
+            let opts = crate::recipe::changelog::GateOptions {
+                all_evals_label: labels("all-evals"),
+                evals_only_label: labels("evals-only"),
+                master_keys: (!keys.is_empty()).then_some(keys.as_slice()),
+            };
+            let report =
+                crate::recipe::changelog::pr_gate(cl, base.as_bytes(), head.as_bytes(), &opts);
+            if let Some(v) = report.violations.first() {
+                return CheckResult::fail(
+                    N,
+                    format!(
+                        "the changelog PR gate (check-changelog's rules) fails: {}: {}.",
+                        v.loc, v.message
+                    ),
+                )
+                .subject("check-changelog")
+                .file(cl, v.loc.line);
+            }
+            "check-changelog's PR gate passes (run by sweepgate)"
+        }
     };
-    let green = runs
-        .get(&s.pr.head_sha)
-        .into_iter()
-        .flatten()
-        .find(|r| r.name == "check-changelog" || r.name.ends_with("/ check-changelog"));
-    match green.and_then(|r| r.conclusion.as_deref()) {
-        Some("success") => {}
-        Some(c) => return CheckResult::fail(N, format!("check-changelog {c} on the head.")),
-        None => return CheckResult::fail(N, "check-changelog has not run on the head.".to_owned()),
-    }
     let mut open: Vec<(String, usize)> = Vec::new();
     let mut guards: Vec<String> = Vec::new();
     for f in &s.files {
@@ -138,7 +178,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     CheckResult::pass(
         N,
         format!(
-            "append-only: {} new entr{}; check-changelog green; {gated}.",
+            "append-only: {} new entr{}; {gate_note}; {gated}.",
             new.len(),
             if new.len() == 1 { "y" } else { "ies" }
         ),

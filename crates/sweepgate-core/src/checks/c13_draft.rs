@@ -7,56 +7,31 @@
 use super::snapshot::ChangedKey;
 use super::{CheckResult, Snapshot, setting_values, strip_shell_comments};
 use crate::config::RepoConfig;
+use crate::recipe::golden::served;
+use crate::recipe::script::parse_script;
+use crate::recipe::srt::parse_recipe;
 
 const N: u8 = 13;
 
-fn truthy(v: &str) -> bool {
-    matches!(
-        v.trim().to_ascii_lowercase().as_str(),
-        "1" | "true" | "yes" | "on"
-    )
-}
-
-/// `(file, line, knob)` of the first draft-precision override.
+/// The first draft-precision override of a key's launch: the detection
+/// lint L24 uses, over the key's scripts, recipes (every role) and
+/// master-config settings.
 fn override_in(s: &Snapshot, k: &ChangedKey) -> Option<(String, usize, String)> {
-    let mut sources: Vec<(String, String)> = k
-        .launch_texts(s)
-        .into_iter()
-        .map(|(p, t)| (p.to_owned(), strip_shell_comments(t)))
-        .collect();
-    let settings: String = k.entry.settings().into_iter().map(|x| x.0 + "\n").collect();
-    sources.push((k.entry.file.clone(), settings));
-    for (path, text) in &sources {
-        for (v, line) in setting_values(text, "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE") {
-            if truthy(&v) {
-                return Some((
-                    path.clone(),
-                    line,
-                    format!("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE={v}"),
-                ));
+    let mut settings = Vec::new();
+    for (p, t) in k.launch_texts(s) {
+        if p.ends_with(".sh") {
+            if let Ok(f) = parse_script(p, t.as_bytes()) {
+                settings.extend(served::script_settings(&f, t));
             }
-        }
-        for name in [
-            "speculative-draft-model-quantization",
-            "speculative_draft_model_quantization",
-        ] {
-            if let Some((v, line)) = setting_values(text, name).into_iter().next() {
-                return Some((path.clone(), line, format!("{name}={v}")));
-            }
-        }
-        for (v, line) in setting_values(text, "speculative-config") {
-            if let Ok(j) = serde_json::from_str::<serde_json::Value>(&v)
-                && let Some(q) = j.get("quantization")
-            {
-                return Some((
-                    path.clone(),
-                    line,
-                    format!("speculative-config quantization={q}"),
-                ));
-            }
+        } else if let Ok(r) = parse_recipe(p, t.as_bytes()) {
+            settings.extend(served::recipe_settings_all_roles(&r));
         }
     }
-    None
+    settings.extend(served::master_settings(&k.entry.file, &k.entry.settings()));
+    served::draft_overrides(&settings)
+        .into_iter()
+        .next()
+        .map(|o| (o.file, o.line, o.knob))
 }
 
 pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
@@ -72,6 +47,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 N,
                 format!("{path}:{line} overrides draft precision ({knob})."),
             )
+            .subject(knob.clone())
             .file(&path, line);
         }
         for (p, t) in k.launch_texts(s) {

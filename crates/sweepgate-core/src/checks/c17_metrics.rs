@@ -90,7 +90,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                         "{} published no engine KV/iteration metrics (server_metrics.{f} missing or null{run}).",
                         k.key
                     ),
-                );
+                ).subject(k.key.clone());
                 if let Some(p) = s.pinned_run.as_ref() {
                     r = r.with(Evidence::Run { id: p.id });
                 }
@@ -102,7 +102,8 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         return CheckResult::fail(
             N,
             format!("no result rows for the Dynamo TRT-LLM configs{run}."),
-        );
+        )
+        .subject("dynamo-trt results");
     }
     CheckResult::pass(
         N,

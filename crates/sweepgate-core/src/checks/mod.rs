@@ -111,6 +111,10 @@ pub struct CheckResult {
     pub acknowledged: Option<Acknowledgement>,
     /// Check 16 is information only: it never blocks.
     pub advisory: bool,
+    /// What a FAIL row is about, stable across line shifts (a config key,
+    /// file, knob or changelog entry): part of its fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
 }
 
 impl CheckResult {
@@ -127,7 +131,12 @@ impl CheckResult {
             evidence: Vec::new(),
             acknowledged: None,
             advisory: false,
+            subject: None,
         }
+    }
+    pub(crate) fn subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
     }
     pub fn pass(number: u8, reason: impl Into<String>) -> Self {
         Self::new(number, Outcome::Pass, reason)

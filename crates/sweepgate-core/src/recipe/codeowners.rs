@@ -266,7 +266,7 @@ fn normalize(path: &str) -> Option<Cow<'_, str>> {
 /// lines are skipped and listed in `invalid`, as GitHub skips them.
 pub fn parse(file: &str, bytes: &[u8]) -> Result<CodeOwners, ParseError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        let (line, column) = line_col(bytes, e.valid_up_to());
+        let (line, column) = super::yaml::line_col(bytes, e.valid_up_to());
         ParseError::new(
             Loc::new(file, line, column),
             "CODEOWNERS is not valid UTF-8",
@@ -409,13 +409,6 @@ fn push_segment(out: &mut String, seg: &str) {
         }
         prev_star = c == '*';
     }
-}
-
-fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
-    let before = &bytes[..offset.min(bytes.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-    (line, col)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! an exact match on the model prefix, then `default[task]`, then the CLI
 //! fallback (0.85 in the reference).
 
-use super::changelog::yaml::{self, Node};
+use super::yaml::{self, Node};
 use super::{Loc, ParseError};
 
 /// The CLI fallback of `validate_scores.py` when neither table has the task.
@@ -127,7 +127,7 @@ impl Thresholds {
 }
 
 pub fn parse(file: &str, bytes: &[u8]) -> Result<Thresholds, ParseError> {
-    let root = yaml::parse(file, bytes)?;
+    let root = yaml::parse_plain(file, bytes)?;
     let err = |n: &Node, m: String| ParseError::new(n.loc(file), m);
     let Some(top) = root.as_map() else {
         return Err(err(
@@ -153,7 +153,7 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Thresholds, ParseError> {
                         .ok_or_else(|| err(pk, "model prefix must be a scalar".into()))?;
                     models.push(ModelBars {
                         prefix,
-                        line: pk.line,
+                        line: pk.line(),
                         bars: bars(file, pv)?,
                     });
                 }
@@ -191,7 +191,7 @@ fn bars(file: &str, node: &Node) -> Result<Vec<Bar>, ParseError> {
                 .ok_or_else(|| ParseError::new(k.loc(file), "task name must be a scalar"))?;
             let value = v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
                 ParseError::new(
-                    Loc::new(file, v.line, v.column),
+                    Loc::new(file, v.line(), v.column()),
                     format!(
                         "threshold for `{task}` must be a number, found {}",
                         v.kind()
@@ -201,7 +201,7 @@ fn bars(file: &str, node: &Node) -> Result<Vec<Bar>, ParseError> {
             Ok(Bar {
                 task,
                 value,
-                line: k.line,
+                line: k.line(),
             })
         })
         .collect()
@@ -260,7 +260,9 @@ mod tests {
         assert_eq!((e.loc.line, e.loc.column), (2, 10));
         let e = parse("t.yaml", b"default: {}\nextra: 1\n").unwrap_err();
         assert_eq!(e.loc.line, 2);
-        let e = parse("t.yaml", b"default:\n  a: 1\n  a: 2\n").unwrap_err();
-        assert_eq!(e.loc.line, 3);
+        // Issue 17 item 6: one duplicate-key policy, PyYAML's (the last
+        // value wins); lint L31 reports the repeat at its line.
+        let t = parse("t.yaml", b"default:\n  a: 1\n  a: 2\n").unwrap();
+        assert_eq!(t.defaults[0].value, 2.0);
     }
 }

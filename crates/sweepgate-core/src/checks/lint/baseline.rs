@@ -5,9 +5,9 @@
 //! it. Matching is a multiset: a second instance of the same error is new.
 //!
 //! The fingerprint survives line shifts and renames: rule, file (the base
-//! path of a renamed file), subject (the first `quoted` key, variable,
-//! flag or entry of the message) and the message with line numbers taken
-//! out.
+//! path of a renamed file), subject (the key, variable, flag or entry the
+//! rule names, else the message's first `quoted` token) and the message
+//! with line numbers taken out.
 use std::collections::{BTreeMap, BTreeSet};
 
 use sha2::{Digest, Sha256};
@@ -60,9 +60,13 @@ impl Judged {
     }
 }
 
-/// The subject of a message: its first backquoted token.
-fn subject(message: &str) -> &str {
-    let mut parts = message.split('`');
+/// The subject of a finding: the key, variable, flag or entry its rule
+/// names (`Finding::subject`), else the message's first backquoted token.
+fn subject(f: &Finding) -> &str {
+    if let Some(s) = f.subject.as_deref() {
+        return s;
+    }
+    let mut parts = f.message.split('`');
     parts.next();
     parts.next().unwrap_or("")
 }
@@ -115,7 +119,7 @@ fn strip_line_suffix(word: &str) -> String {
 /// head path to its base path first): 16 bytes of SHA-256, hex.
 pub fn fingerprint(f: &Finding, file: &str) -> String {
     let mut h = Sha256::new();
-    for part in [f.rule, file, subject(&f.message), &normalise(&f.message)] {
+    for part in [f.rule, file, subject(f), &normalise(&f.message)] {
         h.update(part.as_bytes());
         h.update([0]);
     }

@@ -43,6 +43,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                                     e.runner.value
                                 ));
                                 Finding::new("L01", Severity::Error, &file, line, msg)
+                                    .subject(e.key.clone())
                                     .fix(format!("rename `{have}` to `{want}` (the name every launcher of `{}` accepts)", e.runner.value))
                             }
                             (Some(have), None) => {
@@ -50,16 +51,20 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                                     "; the other launchers of `{}` run `{have}`",
                                     e.runner.value
                                 ));
-                                Finding::new("L01", Severity::Error, &file, line, msg).fix(format!(
-                                    "add `{expected}` (or teach `{}` the name `{have}`)",
-                                    l.launcher_path
-                                ))
+                                Finding::new("L01", Severity::Error, &file, line, msg)
+                                    .subject(e.key.clone())
+                                    .fix(format!(
+                                        "add `{expected}` (or teach `{}` the name `{have}`)",
+                                        l.launcher_path
+                                    ))
                             }
                             (None, Some(want)) => {
                                 Finding::new("L01", Severity::Error, &file, line, msg)
+                                    .subject(e.key.clone())
                                     .fix(format!("add `{want}`"))
                             }
                             (None, None) => Finding::new("L01", Severity::Error, &file, line, msg)
+                                .subject(e.key.clone())
                                 .fix(format!("add `{expected}`")),
                         };
                         out.push(f);

@@ -36,7 +36,8 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         e.runner.value,
                         per.join(", ")
                     ),
-                );
+                )
+                .subject(e.key.clone());
                 if let Some(want) = r.resolution.accepted_by_all().first() {
                     f = f.fix(format!("keep one script named `{want}`"));
                 }

@@ -48,10 +48,14 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     } else if sev == Severity::Warning {
                         msg.push_str("; it may exist only in the upstream srt-slurm clone");
                     }
-                    out.push(Finding::new("L04", sev, &file, line, msg).fix(format!(
-                        "add `{}` or point CONFIG_FILE at an existing recipe",
-                        x.local_path
-                    )));
+                    out.push(
+                        Finding::new("L04", sev, &file, line, msg)
+                            .subject(x.local_path.clone())
+                            .fix(format!(
+                                "add `{}` or point CONFIG_FILE at an existing recipe",
+                                x.local_path
+                            )),
+                    );
                 }
             }
         }

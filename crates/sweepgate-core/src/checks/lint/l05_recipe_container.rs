@@ -34,6 +34,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                             c.value, e.image.value, e.key
                         ),
                     )
+                    .subject(e.key.clone())
                     .fix(format!("set model.container to `{}`", e.image.value)),
                 );
             }

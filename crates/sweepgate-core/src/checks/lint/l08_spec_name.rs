@@ -32,6 +32,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         "`{file}` has no `_mtp` in its name, so configs without spec decoding run it, but it enables speculative decoding (`{marker}`)"
                     ),
                 )
+                .subject("spec-decoding flags")
                 .fix("remove the speculative-decoding flags from this script (they belong in the `_mtp` script)"),
             ),
             (true, None) => out.push(
@@ -42,6 +43,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     1,
                     format!("`{file}` is named `_mtp` but passes no speculative-decoding flags"),
                 )
+                .subject("spec-decoding flags")
                 .fix("add the speculative-decoding flags, or drop `_mtp` from the name"),
             ),
             _ => {}

@@ -66,6 +66,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                                 fl.name, w.text, w.text
                             ),
                         )
+                        .subject(fl.name.clone())
                         .fix(format!("{} \"$TP\"", fl.name)),
                     );
                 }
@@ -84,6 +85,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                                 fl.line,
                                 "`--enable-expert-parallel` is passed unconditionally; configs with ep 1 would still run expert parallel",
                             )
+                            .subject("--enable-expert-parallel")
                             .fix("pass it only inside an `EP_SIZE` (or `DP_ATTENTION`) conditional"),
                         );
                     }

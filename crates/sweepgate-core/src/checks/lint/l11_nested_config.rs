@@ -41,6 +41,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                                 fl.line,
                                 format!("`{}` spells the nested config with a hyphen; the repository writes `--{norm}.{key}` (the Python attribute name)", fl.name),
                             )
+                            .subject(format!("--{norm}"))
                             .fix(format!("--{norm}.{key}")),
                         );
                     }
@@ -68,6 +69,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                             *d,
                             format!("`{name}` is passed both as a JSON blob (line {b}) and as dotted keys; one silently overrides the other"),
                         )
+                        .subject(name.clone())
                         .fix(format!("merge the dotted keys into the `--{}` JSON", name.replace('_', "-"))),
                     );
                 }

@@ -102,6 +102,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         req.line,
                         format!("`{}` is installed unpinned {why}", req.spec),
                     )
+                    .subject(req.spec.clone())
                     .fix(fix),
                 );
             }

@@ -38,6 +38,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         e.key
                     ),
                 )
+                .subject(e.key.clone())
                 .fix("use a public registry reference (`namespace/name:tag@sha256:…`)"),
             );
         }

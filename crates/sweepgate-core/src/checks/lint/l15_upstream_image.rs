@@ -34,10 +34,8 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         if !d.established_skus.contains(&sku) {
             continue;
         }
-        let i = ImageRef::parse(&e.image.value);
-        if i.hub_namespace()
-            .is_some_and(|n| namespaces.iter().any(|x| x == n))
-        {
+        let ns: Vec<&str> = namespaces.iter().map(String::as_str).collect();
+        if ImageRef::parse(&e.image.value).is_upstream(&ns) {
             continue;
         }
         let want = namespaces
@@ -56,6 +54,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     e.key, e.image.value
                 ),
             )
+            .subject(e.key.clone())
             .fix(format!(
                 "use an upstream image ({want} on Docker Hub), or document a new-hardware exception"
             )),

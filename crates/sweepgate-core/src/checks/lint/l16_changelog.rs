@@ -65,6 +65,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             });
         out.push(
             Finding::new("L16", Severity::Error, &file, line, "the master config changed but perf-changelog.yaml has no new entry, so no sweep is triggered")
+                .subject("new entry")
                 .fix(format!("append an entry naming the changed keys at the end of {path}")),
         );
     }
@@ -80,6 +81,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         {
             out.push(
                 Finding::new("L16", Severity::Error, path, y.line, "a new changelog entry is inserted before existing ones; new entries go at the end of the file")
+                    .subject("entry position")
                     .fix("move the new entry to the end of the file"),
             );
         }
@@ -99,6 +101,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                             link.line,
                             format!("pr-link points at #{n}, but this is PR #{pr}"),
                         )
+                        .subject("pr-link")
                         .fix(format!(
                             "pr-link: https://github.com/{}/pull/{pr}",
                             d.repository
@@ -128,7 +131,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         d.repository
                     ));
                 }
-                out.push(f);
+                out.push(f.subject("pr-link"));
             }
             Link::Other => {
                 let mut f = Finding::new(
@@ -147,7 +150,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         d.repository
                     ));
                 }
-                out.push(f);
+                out.push(f.subject("pr-link"));
             }
         }
     }

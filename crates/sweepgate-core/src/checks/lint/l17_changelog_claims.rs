@@ -9,9 +9,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::context::{Context, settings};
-use super::image::ImageRef;
+use super::context::{Context, settings, settings_at};
+use super::image::{ImageRef, contradicting_claims};
 use super::{Finding, Rule, Severity};
+use crate::recipe::golden::Decoded;
+use crate::recipe::golden::served;
 
 pub(crate) const RULE: Rule = Rule {
     id: "L17",
@@ -35,14 +37,11 @@ static STATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static SUBJECTS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&format!("(?i){SUBJECT}")).expect("literal regex"));
-static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b([a-z0-9][a-z0-9.-]*(?:[/#][a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*(?:@sha256:[0-9a-f]{64})?)")
-        .expect("literal regex")
-});
 static AL_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(synthetic_acceptance_length|SGLANG_SIMULATE_ACC_LEN|golden AL|synthetic AL|acceptance length)\D{0,12}?(\d+\.\d+)")
         .expect("literal regex")
 });
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+\.\d+").expect("literal regex"));
 static K_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)(?:num_speculative_tokens\W{0,3}|\bK\s*=\s*|num-steps\s*)(\d+)|\b(\d+) draft tokens",
@@ -107,6 +106,25 @@ fn shipped(ctx: &Context<'_>, keys: &[String]) -> Shipped {
                 s.dp_attn |= w.dp_attn.value;
             }
             texts.extend(settings(se));
+        }
+        // The launch as Check 11 and L19 read it (variables resolved), so
+        // an AL kept in a shell variable is shipped too.
+        let mut launch = Vec::new();
+        for sc in ctx.scripts_of(k) {
+            launch.extend(served::script_settings(&sc.facts, &sc.text));
+        }
+        for r in ctx.recipes_of(k) {
+            launch.extend(served::recipe_settings(r));
+        }
+        let items: Vec<(String, usize)> = e.search_entries().flat_map(settings_at).collect();
+        let master = served::master_settings(e.file.as_ref(), &items);
+        let l = served::served(&launch, &master, &e.framework.value, &[]);
+        s.ks.extend(l.ks.iter().map(|x| u64::from(x.k)));
+        for enc in &l.encodings {
+            if let Decoded::Simulated(sim) = &enc.decoded {
+                s.als.push(sim.al);
+                s.als.push(sim.written);
+            }
         }
         for sc in ctx.scripts_of(k) {
             texts.push(crate::checks::strip_shell_comments(&sc.text));
@@ -181,82 +199,81 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 Severity::Error
             };
             // Hard identifiers.
-            for c in IMAGE.captures_iter(text) {
-                let claim = ImageRef::parse(&c[1]);
-                if claim.tag.is_none() || !claim.text.contains('/') {
-                    continue;
-                }
-                let ok = s.images.iter().any(|i| {
-                    if claim.digest.is_some() {
-                        i.text == claim.text
-                    } else {
-                        i.same_repo_tag(&claim)
-                    }
-                });
-                if !ok {
-                    let shipped: Vec<&str> = s.images.iter().map(|i| i.text.as_str()).collect();
-                    out.push(
-                        Finding::new(
-                            "L17",
-                            hard,
-                            &path,
-                            d.line,
-                            format!(
-                                "the description names image `{}`, but {names} ships `{}`",
-                                &c[1],
-                                shipped.join("`, `")
-                            ),
-                        )
-                        .fix("name the image the config pins"),
-                    );
-                }
-            }
-            for c in AL_CLAIM.captures_iter(text) {
-                let Ok(v) = c[2].parse::<f64>() else { continue };
-                if !s.als.is_empty() && !s.als.iter().any(|a| (a - v).abs() < 0.005) {
-                    out.push(
-                        Finding::new(
-                            "L17",
-                            hard,
-                            &path,
-                            d.line,
-                            format!(
-                                "the description claims AL {v}, but the shipped files pin {}",
-                                s.als
-                                    .iter()
-                                    .map(|a| format!("{a}"))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        )
-                        .fix("quote the AL the files pin"),
-                    );
-                }
-            }
-            for c in K_CLAIM.captures_iter(text) {
-                let Some(v) = c
-                    .get(1)
-                    .or_else(|| c.get(2))
-                    .and_then(|m| m.as_str().parse::<u64>().ok())
-                else {
-                    continue;
+            // A hard identifier claim that contradicts the files.
+            // Images stay errors; AL and K claims warn: on the history,
+            // changelog prose quotes other draft lengths, measured ALs and
+            // curve ranges far more often than it contradicts the files
+            // (docs/precision.md "Rule changes").
+            let mut claim = |what: &str, message: String, fix: &str| {
+                let sev = if what == "image" {
+                    hard
+                } else {
+                    Severity::Warning
                 };
-                if !s.ks.is_empty() && !s.ks.contains(&v) {
-                    out.push(
-                        Finding::new(
-                            "L17",
-                            hard,
-                            &path,
-                            d.line,
-                            format!(
-                                "the description claims K={v}, but the shipped files use K={}",
-                                s.ks.iter()
-                                    .map(u64::to_string)
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        )
-                        .fix("quote the draft length the files use"),
+                out.push(
+                    Finding::new("L17", sev, &path, d.line, message)
+                        .subject(format!("{names}: {what}"))
+                        .fix(fix),
+                );
+            };
+            let shipped: Vec<&str> = s.images.iter().map(|i| i.text.as_str()).collect();
+            for image in contradicting_claims(text, &s.images) {
+                claim(
+                    "image",
+                    format!(
+                        "the description names image `{image}`, but {names} ships `{}`",
+                        shipped.join("`, `")
+                    ),
+                    "name the image the config pins",
+                );
+            }
+            // As with images, when one AL (or K) claim of the line is the
+            // shipped one, the others are context ("from 2.99 to 3.61").
+            let als: Vec<f64> = AL_CLAIM
+                .captures_iter(text)
+                .filter_map(|c| c[2].parse::<f64>().ok())
+                .collect();
+            // Any number of the line that is a shipped AL makes the AL
+            // claims context ("raise … from 2.99 to 3.61").
+            let shipped_al_named = NUMBER
+                .find_iter(text)
+                .filter_map(|m| m.as_str().parse::<f64>().ok())
+                .any(|v| s.als.iter().any(|a| (a - v).abs() < 0.005));
+            if !s.als.is_empty() && !als.is_empty() && !shipped_al_named {
+                for v in als {
+                    let pinned: Vec<String> = s.als.iter().map(|a| format!("{a}")).collect();
+                    claim(
+                        "AL",
+                        format!(
+                            "the description claims AL {v}, but the shipped files pin {}",
+                            pinned.join(", ")
+                        ),
+                        "quote the AL the files pin",
+                    );
+                }
+            }
+            // `N draft tokens` is SGLang's `num-draft-tokens`, which is K+1.
+            let ks: Vec<(u64, bool)> = K_CLAIM
+                .captures_iter(text)
+                .filter_map(|c| match (c.get(1), c.get(2)) {
+                    (Some(m), _) => m.as_str().parse().ok().map(|v| (v, false)),
+                    (None, Some(m)) => m.as_str().parse().ok().map(|v| (v, true)),
+                    _ => None,
+                })
+                .collect();
+            let k_ok = |(v, tokens): &(u64, bool)| {
+                s.ks.contains(v) || (*tokens && v.checked_sub(1).is_some_and(|k| s.ks.contains(&k)))
+            };
+            if !s.ks.is_empty() && !ks.iter().any(k_ok) {
+                for (v, _) in ks {
+                    let used: Vec<String> = s.ks.iter().map(u64::to_string).collect();
+                    claim(
+                        "K",
+                        format!(
+                            "the description claims K={v}, but the shipped files use K={}",
+                            used.join(", ")
+                        ),
+                        "quote the draft length the files use",
                     );
                 }
             }

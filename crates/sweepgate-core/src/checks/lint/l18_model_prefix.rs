@@ -30,6 +30,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         e.key
                     ),
                 )
+                .subject(e.key.clone())
                 .fix(format!("start the key with `{prefix}-`")),
             );
         }
@@ -44,6 +45,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     e.model_prefix.pos.line as usize,
                     format!("model prefix `{prefix}` of `{}` is not in the {models_path} support matrix", e.key),
                 )
+                .subject(prefix.to_string())
                 .fix(format!("add a `{prefix}` row to the {models_path} model support matrix, or use a registered prefix")),
             );
         }

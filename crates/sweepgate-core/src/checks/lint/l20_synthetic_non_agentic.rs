@@ -36,6 +36,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 if item.replace(' ', "") == "SYNTHETIC_ACCEPTANCE=true" {
                     out.push(
                         Finding::new("L20", Severity::Error, &e.file, line, format!("non-agentic `{}` turns on synthetic acceptance; fixed-seq-len numbers must use real acceptance", e.key))
+                            .subject(e.key.clone())
                             .fix("remove SYNTHETIC_ACCEPTANCE from this fixed-seq-len config"),
                     );
                 }
@@ -53,6 +54,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 if let Some(line) = super::spec::find_line(&sc.text, knob) {
                     out.push(
                         Finding::new("L20", Severity::Error, &sc.facts.path, line, format!("`{knob}` simulates acceptance in a fixed-seq-len script (run by `{}`)", e.key))
+                            .subject(knob.to_string())
                             .fix("remove the synthetic-acceptance knob"),
                     );
                 }

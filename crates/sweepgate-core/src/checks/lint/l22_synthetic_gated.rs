@@ -33,6 +33,7 @@ fn finding(path: &str, line: usize, what: &str) -> Finding {
         line,
         format!("{what} is set even when EVAL_ONLY=true; simulated acceptance would drive the eval score to about 0"),
     )
+    .subject(what.to_string())
     .fix("set it only inside `if [ \"${EVAL_ONLY}\" != \"true\" ]; then … fi`")
 }
 

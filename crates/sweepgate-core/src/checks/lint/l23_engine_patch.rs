@@ -5,7 +5,7 @@
 
 use super::context::Context;
 use super::{Finding, Rule, Severity};
-use crate::recipe::script::{RewriteKind, ScriptFacts, SourceRewrite, is_engine_path};
+use crate::recipe::script::engine_patches;
 
 pub(crate) const RULE: Rule = Rule {
     id: "L23",
@@ -13,19 +13,6 @@ pub(crate) const RULE: Rule = Rule {
     description: "Benchmark scripts must not patch the inference engine (without a waiver).",
     check,
 };
-
-/// A target variable assigned from an engine path or a module's `__file__`.
-fn target_is_engine(f: &ScriptFacts, r: &SourceRewrite) -> bool {
-    r.touches_engine_path()
-        || r.targets.iter().any(|t| {
-            t.vars.iter().any(|v| {
-                f.assignments.iter().filter(|a| &a.name == v).any(|a| {
-                    let t = a.value_text();
-                    is_engine_path(&t) || t.contains("__file__") || t.contains("find_spec")
-                })
-            })
-        })
-}
 
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let cfg = &ctx.input.config;
@@ -51,51 +38,11 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             || format!("{}<PR>.md", cfg.paths.waivers_dir),
             |n| format!("{}{n}.md", cfg.paths.waivers_dir),
         );
-        let mut hits: Vec<(usize, String)> = Vec::new();
-        for r in &f.rewrites {
-            let engine = match r.kind {
-                RewriteKind::Patch | RewriteKind::GitApply => true,
-                _ => target_is_engine(f, r),
-            };
-            if engine {
-                let target = r
-                    .targets
-                    .first()
-                    .map_or_else(|| r.detail.clone(), |t| t.text.clone());
-                hits.push((r.line, format!("patches `{target}`")));
-            }
-        }
-        for c in &f.commands {
-            if matches!(c.name.as_str(), "bash" | "sh" | "source" | ".")
-                && let Some(a) = c.args.first()
-            {
-                let base = a.text.rsplit('/').next().unwrap_or(&a.text);
-                if base.starts_with("apply_") && base.contains("patch") {
-                    hits.push((c.line, format!("runs the patch script `{}`", a.text)));
-                }
-            }
-        }
-        let first_server = f.first_server_line();
-        for inst in &f.installs {
-            if first_server.is_some_and(|l| inst.line < l) {
-                for r in &inst.requirements {
-                    if let Some(n) = &r.name
-                        && d.engine_wheels.iter().any(|w| w.eq_ignore_ascii_case(n))
-                    {
-                        hits.push((
-                            r.line,
-                            format!(
-                                "installs the engine wheel `{}` before the server starts",
-                                r.spec
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-        for (line, what) in hits {
+        let hits = engine_patches(f, &d.engine_wheels);
+        for h in hits {
             out.push(
-                Finding::new("L23", Severity::Error, &f.path, line, format!("this script {what}: the benchmark would not measure the unmodified upstream engine"))
+                Finding::new("L23", Severity::Error, &f.path, h.line, format!("this script {}: the benchmark would not measure the unmodified upstream engine", h.what))
+                    .subject(h.subject)
                     .fix(format!("use an image that needs no patch, or add the waiver `{waiver}` naming this script")),
             );
         }

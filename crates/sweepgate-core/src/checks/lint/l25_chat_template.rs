@@ -4,7 +4,7 @@
 use super::context::Context;
 use super::spec::{recipe_uses_spec, spec_line};
 use super::{Finding, Rule, Severity};
-use crate::recipe::script::ClientKind;
+use crate::recipe::script::{ChatUse, chat_use};
 
 pub(crate) const RULE: Rule = Rule {
     id: "L25",
@@ -29,36 +29,23 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         if !super::spec::named_mtp(&f.path) && !spec_key {
             continue;
         }
-        if ctx.is_agentic_script(&f.path) {
-            let replay = f
-                .clients
-                .iter()
-                .any(|c| matches!(c.kind, ClientKind::BuildReplay | ClientKind::AgenticReplay));
-            let chat =
-                s.text.contains("/v1/chat/completions") || s.text.contains("--endpoint-type chat");
-            if !replay && !chat {
-                out.push(
-                    Finding::new("L25", Severity::Error, &f.path, 1, "agentic spec-decode script drives raw completions: no build_replay_cmd and no chat endpoint")
-                        .fix("use build_replay_cmd, or send requests to /v1/chat/completions"),
-                );
+        // The detection Check 9 uses (`recipe::script::chat_use`).
+        match chat_use(f, &s.text, ctx.is_agentic_script(&f.path)) {
+            ChatUse::RawAgentic => out.push(
+                Finding::new("L25", Severity::Error, &f.path, 1, "agentic spec-decode script drives raw completions: no build_replay_cmd and no chat endpoint")
+                    .subject("chat endpoint")
+                    .fix("use build_replay_cmd, or send requests to /v1/chat/completions"),
+            ),
+            ChatUse::RawCalls(lines) => {
+                for line in lines {
+                    out.push(
+                        Finding::new("L25", Severity::Error, &f.path, line, "run_benchmark_serving sends raw random tokens to a speculative-decoding server; acceptance is not representative")
+                            .subject("--use-chat-template")
+                            .fix("add --use-chat-template (or --dsv4 for DeepSeek-V4)"),
+                    );
+                }
             }
-            continue;
-        }
-        for c in f
-            .clients
-            .iter()
-            .filter(|c| c.kind == ClientKind::BenchmarkServing)
-        {
-            let flags = f.resolved_client_flags(c);
-            if !flags
-                .iter()
-                .any(|rf| rf.flag.name == "--use-chat-template" || rf.flag.name == "--dsv4")
-            {
-                out.push(
-                    Finding::new("L25", Severity::Error, &f.path, c.line, "run_benchmark_serving sends raw random tokens to a speculative-decoding server; acceptance is not representative")
-                        .fix("add --use-chat-template (or --dsv4 for DeepSeek-V4)"),
-                );
-            }
+            ChatUse::ChatEndpoint | ChatUse::ChatTemplate(_) | ChatUse::NoClient => {}
         }
     }
     for r in ctx.recipes_in_scope() {
@@ -80,6 +67,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             Some(u) if u.value => {}
             Some(u) => out.push(
                 Finding::new("L25", Severity::Error, &r.path, u.line, "benchmark.use_chat_template is false on a speculative-decoding recipe")
+                    .subject("benchmark.use_chat_template")
                     .fix("use_chat_template: true"),
             ),
             None if b.kind.as_ref().is_some_and(|k| k.value == "sa-bench") => out.push(
@@ -90,6 +78,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     b.line.unwrap_or(1),
                     "sa-bench on a speculative-decoding recipe without benchmark.use_chat_template; the srt-slurm default is not known here",
                 )
+                .subject("benchmark.use_chat_template")
                 .fix("set benchmark.use_chat_template: true"),
             ),
             None => {}

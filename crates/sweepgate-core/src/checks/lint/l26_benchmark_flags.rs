@@ -37,7 +37,8 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         format!(
                             "run_benchmark_serving does not accept `{n}`: it prints \"Unknown parameter\" and the run fails"
                         ),
-                    );
+                    )
+                    .subject(n.clone());
                     fnd = match close {
                         Some(a) => fnd.fix(format!("use `{a}`")),
                         None => fnd.fix(format!("remove `{n}`")),

@@ -1,11 +1,12 @@
 //! L27 (W): the thinking mode agrees with the golden row (docs/rules.md
 //! §3 L27): a launch with thinking off pins the `thinking_off` AL, or that
-//! row is missing (→ Check 11).
+//! row is missing (→ Check 11). Reads the launch as L19 and Check 11 do.
 
 use super::context::Context;
-use super::l19_golden_al::{lookup, pairs};
+use super::l19_golden_al::served_keys;
 use super::{Finding, Rule, Severity};
-use crate::recipe::golden::{Lookup, ThinkingMode};
+use crate::recipe::golden::ThinkingMode;
+use crate::recipe::golden::served::{self, Judged};
 
 pub(crate) const RULE: Rule = Rule {
     id: "L27",
@@ -16,34 +17,53 @@ pub(crate) const RULE: Rule = Rule {
 
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    for p in pairs(ctx) {
-        if p.mode != Some(ThinkingMode::Off) {
+    for (e, s) in served_keys(ctx) {
+        if s.thinking != Ok(ThinkingMode::Off) {
             continue;
         }
-        match lookup(ctx, &p, ThinkingMode::Off) {
-            Lookup::Found { curve, cell } => {
-                let on = lookup(ctx, &p, ThinkingMode::On).al();
-                if (p.al - cell.al).abs() >= p.tolerance && on.is_some_and(|v| (p.al - v).abs() < p.tolerance) {
-                    out.push(
-                        Finding::new(
-                            "L27",
-                            Severity::Warning,
-                            &p.file,
-                            p.line,
-                            format!("`{}` runs with thinking off but pins {} (thinking_on at K={}); {} thinking_off K={} is {}", p.key, p.al, p.k, curve.file, p.k, cell.al),
-                        )
-                        .fix(format!("pin {} or turn thinking on", cell.al)),
-                    );
-                }
+        let prefix = &e.model_prefix.value;
+        let on = served::judge(&s, prefix, ThinkingMode::On, &ctx.golden);
+        for j in served::judge(&s, prefix, ThinkingMode::Off, &ctx.golden) {
+            let on_match = on
+                .iter()
+                .find(|o| o.file == j.file && o.line == j.line)
+                .and_then(|o| match &o.judged {
+                    Judged::Match { al, k, .. } => Some((*al, *k)),
+                    _ => None,
+                });
+            match (&j.judged, on_match) {
+                (
+                    Judged::Mismatch {
+                        k,
+                        written,
+                        golden_al,
+                        curve_file,
+                        ..
+                    },
+                    Some(_),
+                ) => out.push(
+                    Finding::new(
+                        "L27",
+                        Severity::Warning,
+                        &j.file,
+                        j.line,
+                        format!("`{}` runs with thinking off but pins {written} (thinking_on at K={k}); {curve_file} thinking_off K={k} is {golden_al}", e.key),
+                    )
+                    .subject(e.key.clone())
+                    .fix(format!("pin {golden_al} or turn thinking on")),
+                ),
+                (Judged::NoGolden(why), Some((al, k))) => out.push(
+                    Finding::new(
+                        "L27",
+                        Severity::Warning,
+                        &j.file,
+                        j.line,
+                        format!("`{}` runs with thinking off, but {why} at K={k}; state where AL {al} comes from", e.key),
+                    )
+                    .subject(e.key.clone()),
+                ),
+                _ => {}
             }
-            Lookup::NoCell { curve, .. } => out.push(Finding::new(
-                "L27",
-                Severity::Warning,
-                &p.file,
-                p.line,
-                format!("`{}` runs with thinking off, but {} has no thinking_off value at K={}; state where AL {} comes from", p.key, curve.file, p.k, p.al),
-            )),
-            Lookup::NoCurve(_) => {}
         }
     }
     out

@@ -31,12 +31,14 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             {
                 out.push(
                     Finding::new("L28", Severity::Error, &e.file, *line, format!("`{}` sets SYNTHETIC_ACCEPTANCE=true without SYNTHETIC_ACCEPTANCE_LENGTH; the injector's fallback reference file does not exist", e.key))
+                        .subject(e.key.clone())
                         .fix("add \"SYNTHETIC_ACCEPTANCE_LENGTH=<golden AL>\" to the same additional-settings"),
                 );
             }
             if !d.injector_frameworks.contains(&e.framework.value) {
                 out.push(
                     Finding::new("L28", Severity::Error, &e.file, *line, format!("framework `{}` of `{}` has no synthetic-acceptance injector (registered: {})", e.framework.value, e.key, d.injector_frameworks.join(", ")))
+                        .subject(e.key.clone())
                         .fix("encode the simulated AL in the recipe instead"),
                 );
             }

@@ -1,34 +1,27 @@
-//! L30 (E): a backend value unknown to the pinned engine (attention, MoE,
-//! all-reduce backends; the known values are data per engine and version,
-//! `lint-data/engines.toml`; seed 000: `TOKENSPEED_MLA` on vLLM v0.21.0).
+//! L30: a backend value unknown to the pinned engine (attention, MLA
+//! prefill, MoE and all-to-all backends). Only an option table generated
+//! from the pinned released version's own source (`lint-data/
+//! engine-tables.toml`, `cargo xtask engine-tables`) can make it an error,
+//! and only then may the finding say the server fails at startup
+//! (docs/contracts.md §7, seed 000: `TOKENSPEED_MLA` on vLLM v0.21.0 is
+//! known). A release without a generated table is judged on the
+//! hand-written lists of `lint-data/engines.toml` (warning at most);
+//! nightly, dev, custom, vendor and digest-only images get info at most.
 
 use std::collections::BTreeMap;
 
 use super::context::Context;
-use super::data::{EngineData, parse_version};
-use super::image::ImageRef;
+use super::data::{EngineData, LintData};
+use super::image::{Release, release_of};
 use super::l10_abbreviated_flags::engine_data;
 use super::{Finding, Rule, Severity};
 
 pub(crate) const RULE: Rule = Rule {
     id: "L30",
     name: "unknown-backend",
-    description: "Attention, MoE and all-reduce backends must be values the pinned engine version knows.",
+    description: "Attention, MoE and all-to-all backends must be values the pinned engine version knows (an error only against the release's generated option table).",
     check,
 };
-
-/// Engine version from an image tag (`vllm/vllm-openai:v0.21.0` → 0.21.0).
-fn image_version(image: &str) -> Option<(u64, u64, u64)> {
-    let i = ImageRef::parse(image);
-    let tag = i.tag?;
-    // `sglang-0.5.9-rocm…` / `v0.5.16-cu130`
-    tag.split(['-', '_']).find_map(|part| {
-        parse_version(part).filter(|_| {
-            part.trim_start_matches('v')
-                .starts_with(|c: char| c.is_ascii_digit())
-        })
-    })
-}
 
 fn norm_key(key: &str) -> String {
     match key.split_once('.') {
@@ -45,25 +38,36 @@ struct Use {
     value: String,
 }
 
+/// Every value sweepgate knows for a kind: all generated tables of the
+/// engine and every hand-written list.
+fn known_anywhere(lint: &LintData, data: &EngineData, engine: &str, kind: &str) -> Vec<String> {
+    let mut out: Vec<String> = data.known(kind, None).unwrap_or_default();
+    for t in lint.engine_tables.iter().filter(|t| t.engine == engine) {
+        if let Some(k) = t.kinds.get(kind) {
+            out.extend(k.values.iter().cloned());
+        }
+    }
+    out
+}
+
+fn has(list: &[String], v: &str) -> bool {
+    list.iter().any(|k| k.eq_ignore_ascii_case(v))
+}
+
 fn judge(
+    lint: &LintData,
     data: &EngineData,
     engine: &str,
     image: Option<&str>,
     uses: Vec<Use>,
     out: &mut Vec<Finding>,
 ) {
-    let version = image.and_then(image_version);
+    let release = image.map_or(Release::Unreleased("no image"), |i| release_of(engine, i));
     // One finding per (file, value): a value given to several flags of one
     // command is one mistake.
     let mut grouped: BTreeMap<(String, String), Vec<Use>> = BTreeMap::new();
     for u in uses {
-        let Some(known) = data.known(&u.kind, version) else {
-            continue;
-        };
-        if u.value.contains('$')
-            || u.value.is_empty()
-            || known.iter().any(|k| k.eq_ignore_ascii_case(&u.value))
-        {
+        if u.value.contains('$') || u.value.is_empty() {
             continue;
         }
         grouped
@@ -79,34 +83,76 @@ fn judge(
             .iter()
             .map(|u| format!("`{}` (line {})", u.flag, u.line))
             .collect();
-        let ver = version.map_or_else(
-            || "any known version".to_string(),
-            |(a, b, c)| format!("{a}.{b}.{c}"),
-        );
-        let known = data.known(&first.kind, version).unwrap_or_default();
-        let mut sample: Vec<&str> = known.iter().map(String::as_str).take(8).collect();
-        if known.len() > 8 {
-            sample.push("…");
-        }
-        out.push(
-            Finding::new(
-                "L30",
-                Severity::Error,
-                &file,
-                first.line,
-                format!(
-                    "{} backend `{}` is not known to {engine} {ver} (given to {}); the server fails at startup",
-                    first.kind,
-                    first.value,
-                    flags.join(", ")
-                ),
-            )
-            .fix(format!("use a {} backend {engine} {ver} provides: {}", first.kind, sample.join(", "))),
-        );
+        let anywhere = known_anywhere(lint, data, engine, &first.kind);
+        let table = match &release {
+            Release::Version(v) => lint
+                .table(engine, v)
+                .and_then(|t| t.kinds.get(&first.kind).map(|k| (v, t, k))),
+            Release::Unreleased(_) => None,
+        };
+        let (severity, message, fix) = match (&release, table) {
+            (_, Some((v, t, k))) => {
+                if has(&k.values, &first.value) {
+                    continue;
+                }
+                let mut sample: Vec<&str> = k.values.iter().map(String::as_str).take(8).collect();
+                if k.values.len() > 8 {
+                    sample.push("…");
+                }
+                (
+                    Severity::Error,
+                    format!(
+                        "{} backend `{}` is not an option of {engine} {v} (given to {}): its own source ({}, in {}) does not list it, so the server fails at startup",
+                        first.kind,
+                        first.value,
+                        flags.join(", "),
+                        k.source,
+                        t.package
+                    ),
+                    format!(
+                        "use a {} backend {engine} {v} provides: {}",
+                        first.kind,
+                        sample.join(", ")
+                    ),
+                )
+            }
+            (release, None) => {
+                if anywhere.is_empty() || has(&anywhere, &first.value) {
+                    continue;
+                }
+                let given = flags.join(", ");
+                match release {
+                    Release::Version(v) => (
+                        Severity::Warning,
+                        format!(
+                            "{} backend `{}` is not among the values sweepgate knows for {engine} (given to {given}); no option table was generated for {engine} {v}, so this rests on a hand-written list",
+                            first.kind, first.value
+                        ),
+                        format!(
+                            "check the value against {engine} {v}, or generate its table (`cargo xtask engine-tables {engine}=={v}`)"
+                        ),
+                    ),
+                    Release::Unreleased(why) => (
+                        Severity::Info,
+                        format!(
+                            "{} backend `{}` is not in any released {engine} option table sweepgate has (given to {given}); the image ({}) is {why}, so its options cannot be checked",
+                            first.kind,
+                            first.value,
+                            image.unwrap_or("none")
+                        ),
+                        String::new(),
+                    ),
+                }
+            }
+        };
+        let f = Finding::new("L30", severity, &file, first.line, message)
+            .subject(format!("{}={}", first.flag, first.value));
+        out.push(if fix.is_empty() { f } else { f.fix(fix) });
     }
 }
 
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
+    let lint = &ctx.input.data;
     let mut out = Vec::new();
     for s in ctx.scripts_in_scope() {
         let f = &s.facts;
@@ -145,11 +191,18 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                     });
                 }
             }
-            judge(data, &engine, image.as_deref(), uses, &mut out);
+            judge(lint, data, &engine, image.as_deref(), uses, &mut out);
         }
     }
     for r in ctx.recipes_in_scope() {
-        let Some(engine) = r.engine.as_ref().map(|e| e.value.clone()) else {
+        let Some(engine) = r.engine.as_ref().map(|e| {
+            let e = e.value.to_ascii_lowercase();
+            // `dynamo-sglang`, `sglang` → the engine's package name.
+            ["sglang", "vllm"]
+                .into_iter()
+                .find(|n| e.contains(n))
+                .map_or(e.clone(), str::to_owned)
+        }) else {
             continue;
         };
         let Some(data) = ctx.input.data.engine(&engine) else {
@@ -190,7 +243,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 }
             }
         }
-        judge(data, &engine, image.as_deref(), uses, &mut out);
+        judge(lint, data, &engine, image.as_deref(), uses, &mut out);
     }
     out
 }

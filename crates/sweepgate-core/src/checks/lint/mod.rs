@@ -1,6 +1,6 @@
 //! Recipe lint: the careful reviewer's static findings on a PR, anchored to
 //! file and line (`docs/rules.md` §3, L01–L29, plus L30: a backend
-//! value unknown to the pinned engine). One file per rule; every rule is a
+//! value unknown to the pinned engine, and L31: a repeated YAML key). One file per rule; every rule is a
 //! pure function of the [`Context`] parsed once from a [`LintInput`].
 //!
 //! Knowledge that changes over time lives in `lint-data/` ([`LintData`]),
@@ -45,6 +45,7 @@ mod l27_thinking_mode;
 mod l28_injector_length;
 mod l29_references;
 mod l30_backends;
+mod l31_duplicate_keys;
 
 use std::fmt;
 
@@ -84,7 +85,7 @@ impl fmt::Display for Severity {
 /// One lint finding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Finding {
-    /// `L01` … `L30` (`L00`: an input file could not be read).
+    /// `L01` … `L31` (`L00`: an input file could not be read).
     pub rule: &'static str,
     pub severity: Severity,
     pub file: String,
@@ -93,6 +94,10 @@ pub struct Finding {
     pub message: String,
     /// The mechanical fix, when there is one.
     pub fix: Option<String>,
+    /// What the finding is about, stable across line shifts (a config key,
+    /// variable, flag or entry): part of its fingerprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
 }
 
 impl Finding {
@@ -110,7 +115,13 @@ impl Finding {
             line: line.max(1),
             message: message.into(),
             fix: None,
+            subject: None,
         }
+    }
+
+    pub(crate) fn subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
     }
 
     pub(crate) fn fix(mut self, fix: impl Into<String>) -> Self {
@@ -175,6 +186,7 @@ pub(crate) fn rules() -> Vec<Rule> {
         l28_injector_length::RULE,
         l29_references::RULE,
         l30_backends::RULE,
+        l31_duplicate_keys::RULE,
     ]
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::recipe::changelog::{
     self,
-    yaml::{self, Node, Value},
+    yaml::{Node, Value},
 };
 
 /// One search-space row, flattened (multi-node rows take the decode side).
@@ -40,7 +40,7 @@ impl MasterEntry {
         self.node.get(field).and_then(Node::as_str)
     }
     pub(crate) fn field_line(&self, field: &str) -> usize {
-        self.node.get(field).map_or(self.line, |n| n.line)
+        self.node.get(field).map_or(self.line, |n| n.line())
     }
     pub(crate) fn flag(&self, field: &str) -> bool {
         self.node
@@ -163,7 +163,7 @@ fn search_row(row: &Node, agentic: bool, isl: Option<i64>, osl: Option<i64>) -> 
             .unwrap_or(&[])
         {
             if let Some(t) = s.as_str() {
-                settings.push((t.to_owned(), s.line));
+                settings.push((t.to_owned(), s.line()));
             }
         }
     }
@@ -205,7 +205,7 @@ fn search_row(row: &Node, agentic: bool, isl: Option<i64>, osl: Option<i64>) -> 
             .get("kv-offloading")
             .and_then(Node::as_str)
             .map(str::to_owned),
-        line: row.line,
+        line: row.line(),
     }
 }
 
@@ -243,7 +243,21 @@ pub(crate) fn node_eq(a: &Node, b: &Node) -> bool {
 
 /// Parses the top-level entries of one master config.
 pub(crate) fn parse_master(file: &str, text: &str) -> Result<Vec<MasterEntry>, String> {
-    let root = yaml::parse(file, text.as_bytes()).map_err(|e| e.to_string())?;
+    // A repeated key would silently lose a setting: the checks refuse the
+    // file and say where (lint L31 reports it as a finding).
+    let (root, dups) =
+        crate::recipe::yaml::parse_with_duplicates(file, text.as_bytes()).map_err(|e| match e {
+            crate::recipe::yaml::Failure::Utf8(p) => p.to_string(),
+            crate::recipe::yaml::Failure::Yaml(err) => {
+                crate::recipe::yaml::saphyr_error(file, &err).to_string()
+            }
+        })?;
+    if let Some(d) = dups.first() {
+        return Err(format!(
+            "{file}:{}:{}: duplicate key `{}` (first at line {})",
+            d.line, d.column, d.key, d.first_line
+        ));
+    }
     let mut out = Vec::new();
     match &root.value {
         Value::Map(items) => {
@@ -252,7 +266,7 @@ pub(crate) fn parse_master(file: &str, text: &str) -> Result<Vec<MasterEntry>, S
                     out.push(MasterEntry {
                         key: key.to_owned(),
                         file: file.to_owned(),
-                        line: k.line,
+                        line: k.line(),
                         node: v.clone(),
                     });
                 }
@@ -407,7 +421,7 @@ fn top_blocks(text: &str) -> Option<Vec<(usize, &str)>> {
 }
 
 fn shift_node(n: &mut Node, from: usize, to: usize) {
-    n.line = n.line + to - from;
+    n.pos.line = u32::try_from(n.line() + to - from).unwrap_or(u32::MAX);
     match &mut n.value {
         Value::Seq(items) => items.iter_mut().for_each(|i| shift_node(i, from, to)),
         Value::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {

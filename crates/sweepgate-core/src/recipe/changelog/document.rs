@@ -202,7 +202,7 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Document, ParseError> {
         .map(|i| {
             i.as_map()
                 .and_then(|m| m.first())
-                .map_or(i.line, |(k, _)| k.line)
+                .map_or(i.line(), |(k, _)| k.line())
         })
         .collect();
     Ok(Document {
@@ -375,8 +375,8 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
             .map(|i| match i.as_str() {
                 Some(s) => Ok(Text {
                     value: s.to_owned(),
-                    line: i.line,
-                    column: i.column,
+                    line: i.line(),
+                    column: i.column(),
                 }),
                 None => Err(fail(
                     i,
@@ -393,7 +393,7 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
             Some((k, v)) => match v.as_bool() {
                 Some(b) => Ok(Some(Flag {
                     value: b,
-                    line: k.line,
+                    line: k.line(),
                 })),
                 None => Err(fail(
                     v,
@@ -413,8 +413,8 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
         Some((_, v)) => match v.as_str() {
             Some(s) => Text {
                 value: s.to_owned(),
-                line: v.line,
-                column: v.column,
+                line: v.line(),
+                column: v.column(),
             },
             None => {
                 return Err(fail(
@@ -454,7 +454,7 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
             .and_then(|i| u64::try_from(i).ok())
             .filter(|&i| i >= 1)
         {
-            Some(n) => Some((n, k.line)),
+            Some(n) => Some((n, k.line())),
             None => {
                 return Err(fail(
                     v,
@@ -466,7 +466,7 @@ fn entry(file: &str, index: usize, item: &Node) -> Result<Entry, EntryError> {
     };
     let e = Entry {
         index,
-        line: map.first().map_or(item.line, |(k, _)| k.line),
+        line: map.first().map_or(item.line(), |(k, _)| k.line()),
         config_keys,
         description,
         pr_link,

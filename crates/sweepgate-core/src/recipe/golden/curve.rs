@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::recipe::ParseError;
-use crate::recipe::changelog::yaml::{self, Node};
+use crate::recipe::yaml::{self, Node};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThinkingMode {
@@ -142,7 +142,7 @@ impl Curve {
 /// decides prefix, method and qualifiers.
 pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Curve, ParseError> {
     let text = yaml::utf8(file, bytes)?;
-    let root = yaml::parse(file, bytes)?;
+    let root = yaml::parse_plain(file, bytes)?;
     let err = |n: &Node, m: String| ParseError::new(n.loc(file), m);
     let top = match root.as_map() {
         Some([one]) => one,
@@ -220,12 +220,12 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Curve, ParseError> {
             cells.push(Cell {
                 k,
                 al,
-                line: ck.line,
+                line: ck.line(),
             });
         }
         modes.push(ModeCurve {
             mode,
-            line: mk.line,
+            line: mk.line(),
             cells,
         });
     }
@@ -251,7 +251,7 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Curve, ParseError> {
     Ok(Curve {
         file: file.to_owned(),
         slug,
-        slug_line: slug_key.line,
+        slug_line: slug_key.line(),
         prefix: prefix.to_owned(),
         method,
         sampling,

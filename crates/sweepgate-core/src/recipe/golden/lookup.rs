@@ -60,6 +60,87 @@ pub enum NoCell {
     },
 }
 
+fn list<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn sampling_name(s: DraftSampling) -> &'static str {
+    match s {
+        DraftSampling::Greedy => "greedy",
+        DraftSampling::Probabilistic => "probabilistic",
+    }
+}
+
+/// User-facing text (never Rust debug output in a reason).
+impl std::fmt::Display for NoCurve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoCurve::UnknownPrefix { prefix } => write!(f, "no golden curve for model `{prefix}`"),
+            NoCurve::NoMethod {
+                prefix,
+                method,
+                available,
+            } => write!(
+                f,
+                "no golden `{prefix}` curve for draft method {method} (curves exist for {})",
+                list(available)
+            ),
+            NoCurve::NoVariant {
+                prefix,
+                variant,
+                available,
+            } => {
+                let name =
+                    |v: &Option<String>| v.clone().unwrap_or_else(|| "the plain head".into());
+                write!(
+                    f,
+                    "no golden `{prefix}` curve for draft head {} (curves exist for {})",
+                    name(variant),
+                    available.iter().map(name).collect::<Vec<_>>().join(", ")
+                )
+            }
+            NoCurve::NoSampling {
+                prefix,
+                wanted,
+                available,
+            } => write!(
+                f,
+                "no golden `{prefix}` curve collected with {} draft sampling (curves exist for {})",
+                sampling_name(*wanted),
+                available
+                    .iter()
+                    .map(|s| sampling_name(*s))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            NoCurve::Ambiguous { files } => {
+                write!(f, "several golden curves match ({})", files.join(", "))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for NoCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoCell::Mode { mode, available } => {
+                write!(f, "no {mode} row (collected: {})", list(available))
+            }
+            NoCell::DraftLength { mode, k, available } => {
+                write!(
+                    f,
+                    "no {mode} value at K={k} (collected K: {})",
+                    list(available)
+                )
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lookup<'a> {
     Found { curve: &'a Curve, cell: &'a Cell },

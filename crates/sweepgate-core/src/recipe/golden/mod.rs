@@ -10,6 +10,7 @@
 mod curve;
 mod decode;
 mod lookup;
+pub(crate) mod served;
 
 pub use curve::{Cell, Curve, DraftMethod, DraftSampling, ModeCurve, ThinkingMode};
 // Used from outside this module only by the fuzz bodies (`crate::fuzzing`).

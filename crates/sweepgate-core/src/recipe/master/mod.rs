@@ -13,7 +13,8 @@ mod document;
 mod fields;
 mod model;
 mod validate;
-pub(crate) mod yaml;
+/// The one YAML layer, as the master parser names it.
+pub(crate) use super::yaml;
 
 pub(crate) use document::{MasterDocument, parse_document};
 pub use document::{parse, parse_many};

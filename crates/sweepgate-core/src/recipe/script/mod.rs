@@ -14,8 +14,10 @@
 //! line of each argument kept.
 
 mod args;
+mod chat;
 mod facts;
 mod install;
+mod patches;
 mod quote;
 mod walker;
 
@@ -30,7 +32,9 @@ const MAX_DEPTH: usize = 200;
 /// How many levels of `"${ARGS[@]}"` inside arrays are followed.
 const MAX_SPLAT_DEPTH: usize = 8;
 
+pub(crate) use chat::{ChatUse, chat_use};
 pub use facts::*;
+pub(crate) use patches::engine_patches;
 
 /// tree-sitter-bash's external scanner reads out of bounds on characters
 /// far outside the Basic Multilingual Plane (`{` then U+E0000 crashes the

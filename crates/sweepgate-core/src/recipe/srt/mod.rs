@@ -77,6 +77,7 @@ impl RoleFacts {
         self.env.iter().find(|s| s.key == name)
     }
 
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn arg(&self, key: &str) -> Option<&Setting> {
         self.args.iter().find(|s| s.key == key)
     }
@@ -151,12 +152,7 @@ impl SrtRecipe {
 
 /// Parse one recipe.
 pub(crate) fn parse_recipe(path: &str, bytes: &[u8]) -> Result<SrtRecipe, ParseError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| ParseError::new(Loc::new(path, 1, 1), format!("not UTF-8: {e}")))?;
-    let root: YamlNode = serde_saphyr::from_str(text).map_err(|e| {
-        let (line, column) = error_position(&e.to_string());
-        ParseError::new(Loc::new(path, line, column), format!("invalid YAML: {e}"))
-    })?;
+    let root = YamlNode::from_node(&crate::recipe::yaml::parse(path, bytes)?);
     if !matches!(root.value, Yaml::Map(_)) {
         return Err(ParseError::new(
             Loc::new(path, root.line.max(1), root.column.max(1)),
@@ -294,23 +290,6 @@ fn flatten_into(n: &YamlNode, prefix: &str, out: &mut Vec<Setting>, depth: usize
             });
         }
     }
-}
-
-/// serde-saphyr errors mention `line N column M`; recover the position.
-fn error_position(msg: &str) -> (usize, usize) {
-    let num_after = |word: &str| -> Option<usize> {
-        let i = msg.find(word)? + word.len();
-        let digits: String = msg[i..]
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_ascii_digit())
-            .collect();
-        digits.parse().ok()
-    };
-    (
-        num_after("line").unwrap_or(1).max(1),
-        num_after("column").unwrap_or(1).max(1),
-    )
 }
 
 #[cfg(test)]

@@ -1,10 +1,8 @@
 //! The srt recipe's YAML tree: every value and mapping key with the
-//! position it was written at, read through serde-saphyr's `Spanned`.
+//! position it was written at, a view of the one YAML layer
+//! (`crate::recipe::yaml`, which also decides repeated keys).
 
 use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_saphyr::Spanned;
 
 /// A YAML value with the position it was written at (1-based).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -110,116 +108,46 @@ impl fmt::Display for YamlNode {
     }
 }
 
-fn to_usize(l: u64) -> usize {
-    usize::try_from(l).unwrap_or(usize::MAX)
-}
-
-impl<'de> Deserialize<'de> for YamlNode {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = Spanned::<Yaml>::deserialize(d)?;
-        Ok(YamlNode {
-            value: s.value,
-            line: to_usize(s.referenced.line()),
-            column: to_usize(s.referenced.column()),
-        })
-    }
-}
-
-/// A mapping key of any scalar type, read as text.
-struct Key(String);
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Key;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a scalar mapping key")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Key, E> {
-                Ok(Key(v))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Key, E> {
-                Ok(Key("null".into()))
-            }
+impl YamlNode {
+    /// The recipe's view of a node of the one YAML layer
+    /// (`crate::recipe::yaml`): mapping keys as text, as srt-slurm reads them.
+    pub(crate) fn from_node(n: &crate::recipe::yaml::Node) -> YamlNode {
+        use crate::recipe::yaml::Value;
+        let value = match &n.value {
+            Value::Null => Yaml::Null,
+            Value::Bool(b) => Yaml::Bool(*b),
+            Value::Int(i) => Yaml::Int(*i),
+            Value::Float(f) => Yaml::Float(*f),
+            Value::Str(s) => Yaml::Str(s.clone()),
+            Value::Seq(items) => Yaml::Seq(items.iter().map(YamlNode::from_node).collect()),
+            Value::Map(entries) => Yaml::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| {
+                        let key = match &k.value {
+                            Value::Null => "null".to_owned(),
+                            Value::Bool(b) => b.to_string(),
+                            Value::Int(i) => i.to_string(),
+                            Value::Float(f) => f.to_string(),
+                            Value::Str(s) => s.clone(),
+                            Value::Seq(_) | Value::Map(_) => format!("{}", YamlNode::from_node(k)),
+                        };
+                        (
+                            Located {
+                                value: key,
+                                line: k.line(),
+                                column: k.column(),
+                            },
+                            YamlNode::from_node(v),
+                        )
+                    })
+                    .collect(),
+            ),
+        };
+        YamlNode {
+            value,
+            line: n.line(),
+            column: n.column(),
         }
-        d.deserialize_any(V)
-    }
-}
-
-impl<'de> Deserialize<'de> for Yaml {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Yaml;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any YAML value")
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Yaml, E> {
-                Ok(Yaml::Bool(v))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Yaml, E> {
-                Ok(Yaml::Int(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Yaml, E> {
-                Ok(i64::try_from(v).map_or(Yaml::Float(v as f64), Yaml::Int))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Yaml, E> {
-                Ok(Yaml::Float(v))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Yaml, E> {
-                Ok(Yaml::Str(v.to_string()))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Yaml, E> {
-                Ok(Yaml::Str(v))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Yaml, E> {
-                Ok(Yaml::Null)
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Yaml, E> {
-                Ok(Yaml::Null)
-            }
-            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Yaml, D2::Error> {
-                Yaml::deserialize(d)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Yaml, A::Error> {
-                let mut out = Vec::new();
-                while let Some(v) = seq.next_element::<YamlNode>()? {
-                    out.push(v);
-                }
-                Ok(Yaml::Seq(out))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Yaml, A::Error> {
-                let mut out = Vec::new();
-                while let Some(k) = map.next_key::<Spanned<Key>>()? {
-                    let v = map.next_value::<YamlNode>()?;
-                    out.push((
-                        Located {
-                            value: k.value.0,
-                            line: to_usize(k.referenced.line()),
-                            column: to_usize(k.referenced.column()),
-                        },
-                        v,
-                    ));
-                }
-                Ok(Yaml::Map(out))
-            }
-        }
-        d.deserialize_any(V)
     }
 }

@@ -1,0 +1,117 @@
+//! Engine-source patching in a benchmark script (`docs/rules.md` §2 Check
+//! 10 detection, §3 L23): one detection that serves both the verdict's
+//! Check 10 and lint L23, so they judge a script alike.
+
+use super::facts::{RewriteKind, ScriptFacts, SourceRewrite, is_engine_path};
+
+/// One place where a script patches the serving stack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PatchHit {
+    pub line: usize,
+    /// User-facing: what the script does (`patches `$SGLANG_MULTI_TOKENIZER``).
+    pub what: String,
+    /// Stable subject for fingerprints: the patched target, script or wheel.
+    pub subject: String,
+}
+
+/// A target variable assigned from an engine path or a module's `__file__`.
+fn target_is_engine(f: &ScriptFacts, r: &SourceRewrite) -> bool {
+    r.touches_engine_path()
+        || r.targets.iter().any(|t| {
+            t.vars.iter().any(|v| {
+                f.assignments.iter().filter(|a| &a.name == v).any(|a| {
+                    let t = a.value_text();
+                    is_engine_path(&t) || t.contains("__file__") || t.contains("find_spec")
+                })
+            })
+        })
+}
+
+/// The nearest `cd` before `line` goes to a directory that is not an engine
+/// path (nor a variable assigned from one).
+fn cd_outside_engine(f: &ScriptFacts, line: usize) -> bool {
+    let Some(cd) = f
+        .commands
+        .iter()
+        .filter(|c| c.name == "cd" && c.line <= line)
+        .max_by_key(|c| c.line)
+    else {
+        return false;
+    };
+    let Some(dir) = cd.args.first() else {
+        return false;
+    };
+    if is_engine_path(&dir.text) {
+        return false;
+    }
+    !dir.vars.iter().any(|v| {
+        f.assignments
+            .iter()
+            .filter(|a| &a.name == v)
+            .any(|a| is_engine_path(&a.value_text()) || a.value_text().contains("__file__"))
+    })
+}
+
+/// Every patch of the serving stack in a script: in-place edits, copies
+/// and heredocs into engine paths (followed through variables), `patch` /
+/// `git apply`, `apply_*patch*.sh`, and engine wheels installed before the
+/// server starts (`engine_wheels`, lint data).
+pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<PatchHit> {
+    let mut hits = Vec::new();
+    for r in &f.rewrites {
+        let engine = match r.kind {
+            // `patch` / `git apply` change whatever the working directory
+            // holds: the engine unless the script last changed into a
+            // directory that is not an engine path (a launcher patching
+            // its srt-slurm clone in `$SRT_REPO_DIR`).
+            RewriteKind::Patch | RewriteKind::GitApply => !cd_outside_engine(f, r.line),
+            _ => target_is_engine(f, r),
+        };
+        if engine {
+            let target = r
+                .targets
+                .first()
+                .map_or_else(|| r.detail.clone(), |t| t.text.clone());
+            hits.push(PatchHit {
+                line: r.line,
+                what: format!("patches `{target}`"),
+                subject: target,
+            });
+        }
+    }
+    for c in &f.commands {
+        if matches!(c.name.as_str(), "bash" | "sh" | "source" | ".")
+            && let Some(a) = c.args.first()
+        {
+            let base = a.text.rsplit('/').next().unwrap_or(&a.text);
+            if base.starts_with("apply_") && base.contains("patch") {
+                hits.push(PatchHit {
+                    line: c.line,
+                    what: format!("runs the patch script `{}`", a.text),
+                    subject: base.to_owned(),
+                });
+            }
+        }
+    }
+    let first_server = f.first_server_line();
+    for inst in &f.installs {
+        if first_server.is_some_and(|l| inst.line < l) {
+            for r in &inst.requirements {
+                if let Some(n) = &r.name
+                    && engine_wheels.iter().any(|w| w.eq_ignore_ascii_case(n))
+                {
+                    hits.push(PatchHit {
+                        line: r.line,
+                        what: format!(
+                            "installs the engine wheel `{}` before the server starts",
+                            r.spec
+                        ),
+                        subject: n.to_ascii_lowercase(),
+                    });
+                }
+            }
+        }
+    }
+    hits.sort_by_key(|h| h.line);
+    hits
+}
