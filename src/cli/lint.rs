@@ -6,8 +6,6 @@
 use std::process::ExitCode;
 
 use sweepgate_core::checks::lint::{Finding, Judged, Scope, has_new_errors, lint_judged, sarif};
-use sweepgate_core::config::RepoConfig;
-use sweepgate_core::config::repo::REPO_CONFIG_PATH;
 
 use super::output::print_out;
 use crate::lint::gather::Gather;
@@ -136,15 +134,9 @@ pub async fn run_judged(args: &Args) -> Result<Vec<Judged>, String> {
     let base_sha = crate::repo::RepoSource::resolve(&src, &base)
         .await
         .map_err(|e| e.to_string())?;
-    let config = match repo::read_optional(&src, &base_sha, REPO_CONFIG_PATH)
+    let config = crate::config::repo::read_at(&src, &base_sha)
         .await
-        .map_err(|e| e.to_string())?
-    {
-        Some(bytes) => {
-            RepoConfig::from_toml(REPO_CONFIG_PATH, &bytes).map_err(|e| e.to_string())?
-        }
-        None => RepoConfig::default(),
-    };
+        .map_err(|e| e.to_string())?;
     let pr = match args.pr {
         Some(n) => Some(n),
         None => src

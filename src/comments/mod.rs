@@ -67,6 +67,8 @@ pub(crate) struct ConfigCheck<'a> {
     pub branch: &'a str,
     /// `file:line:column: message`, one per problem.
     pub problems: &'a [String],
+    /// `file:line: message`, one per deprecated file or key in use.
+    pub notes: &'a [String],
 }
 
 /// The marker of the configuration validation comment.

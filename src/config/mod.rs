@@ -1,3 +1,5 @@
-//! The server configuration (flags, environment, TOML file). The
-//! per-repository configuration is `sweepgate_core::config`.
+//! The server configuration (flags, environment, TOML file), and reading
+//! the per-repository configuration (`sweepgate_core::config`) at a
+//! revision ([`repo`]).
+pub mod repo;
 pub mod server;

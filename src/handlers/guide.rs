@@ -96,15 +96,7 @@ impl Handler for ContributionGuide {
             rerun_docs_url: &cfg.links.rerun_docs,
         });
         // The replaced automation's guide (legacy logins) counts: no second one.
-        publish::post_once(
-            &api,
-            &repo,
-            pr,
-            GUIDE_MARKER,
-            &body,
-            &cfg.signoff.legacy_logins,
-        )
-        .await?;
+        publish::post_once(&api, &repo, pr, GUIDE_MARKER, &body, &cfg.legacy.logins).await?;
         Ok(())
     }
 }

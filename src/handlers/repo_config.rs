@@ -1,18 +1,37 @@
-//! Loads `.github/sweepgate.toml` from the default branch. A missing file
-//! means the defaults; an invalid one keeps the last valid configuration in
-//! force (remembered in the store) and the error is returned for reporting.
+//! Loads the repository configuration from the default branch:
+//! `.github/sweepgate.toml`, and the old files of the sections it lacks
+//! (`sweepgate_core::config::sources`). A missing file means the
+//! defaults; an invalid one keeps the last valid configuration in force
+//! (remembered in the store), and the error, with file and line, is
+//! returned for the `sweepgate / config` check run. A configuration error
+//! never fails a job.
 use crate::events::HandlerError;
-use crate::github::Api;
+use crate::github::{Api, GitHubError};
 use crate::store::{Store, now_ms};
-use sweepgate_core::config::{ConfigError, RepoConfig, repo::REPO_CONFIG_PATH};
+use sweepgate_core::config::repo::REPO_CONFIG_PATH;
+use sweepgate_core::config::{CONFIG_FILES, ConfigError, Deprecation, RepoConfig, Resolved};
 use sweepgate_core::ids::RepoName;
 
 const NS: &str = "repo-config";
 
 pub struct Loaded {
     pub config: RepoConfig,
-    /// Set when the file on the default branch is invalid.
+    /// Set when the configuration on the default branch is invalid.
     pub error: Option<ConfigError>,
+    /// Deprecated files and keys the configuration on the default branch
+    /// uses (read on every load).
+    pub notes: Vec<Deprecation>,
+}
+
+/// The files at `reference`, resolved; `all` also reads the old files a
+/// section replaces (to say they are ignored).
+async fn read(
+    api: &Api,
+    repo: &RepoName,
+    reference: &str,
+    all: bool,
+) -> Result<Result<Resolved, ConfigError>, GitHubError> {
+    crate::config::repo::read_with(|path| api.file_at(repo, path, reference), all).await
 }
 
 pub async fn load(
@@ -21,22 +40,21 @@ pub async fn load(
     repo: &RepoName,
     default_branch: &str,
 ) -> Result<Loaded, HandlerError> {
-    let Some(bytes) = api.file_at(repo, REPO_CONFIG_PATH, default_branch).await? else {
-        return Ok(Loaded {
-            config: RepoConfig::default(),
-            error: None,
-        });
-    };
-    match RepoConfig::from_toml(REPO_CONFIG_PATH, &bytes) {
-        Ok(config) => {
-            let text = String::from_utf8_lossy(&bytes);
-            store.kv_put(NS, &repo.0, &text, now_ms()).await?;
+    match read(api, repo, default_branch, false).await? {
+        Ok(Resolved { config, notes }) => {
+            // Kept as one file: it reads back as this configuration.
+            match config.to_toml() {
+                Ok(text) => store.kv_put(NS, &repo.0, &text, now_ms()).await?,
+                Err(e) => tracing::warn!(%repo, %e, "the configuration could not be kept"),
+            }
             Ok(Loaded {
                 config,
                 error: None,
+                notes,
             })
         }
         Err(error) => {
+            // What an older release kept (the raw file) reads back alike.
             let last = store
                 .kv_get(NS, &repo.0)
                 .await?
@@ -46,42 +64,51 @@ pub async fn load(
             Ok(Loaded {
                 config: last,
                 error: Some(error),
+                notes: Vec::new(),
             })
         }
     }
 }
 
-/// The configuration files sweepgate reads from the default branch.
-pub(crate) const CONFIG_FILES: [&str; 2] = [
-    REPO_CONFIG_PATH,
-    sweepgate_core::checks::VERIFIER_SETTINGS_PATH,
-];
-
 pub(crate) const CONFIG_CHECK: &str = "sweepgate / config";
 
-/// Every problem of the configuration files given, as
-/// `file:line:column: message` (verifier settings name no position).
-pub(crate) fn validate(files: &[(&str, Vec<u8>)]) -> Vec<String> {
-    let mut out = Vec::new();
-    for (path, bytes) in files {
-        if *path == REPO_CONFIG_PATH {
-            if let Err(e) = RepoConfig::from_toml(path, bytes) {
-                out.push(format!("{}:{}:{}: {}", e.file, e.line, e.column, e.message));
-            }
-        } else if let Err(e) = sweepgate_core::checks::VerifierSettings::from_toml(
-            path,
-            &String::from_utf8_lossy(bytes),
-        ) {
-            out.push(format!("{}: {}", e.file, e.message));
+/// What a validation found: the error (the first; nothing is used until it
+/// is fixed) and the deprecation notes.
+#[derive(Default)]
+struct Findings {
+    error: Option<ConfigError>,
+    notes: Vec<Deprecation>,
+}
+
+impl Findings {
+    fn of(r: Result<Resolved, ConfigError>) -> Self {
+        match r {
+            Ok(r) => Findings {
+                error: None,
+                notes: r.notes,
+            },
+            Err(e) => Findings {
+                error: Some(e),
+                notes: Vec::new(),
+            },
         }
     }
-    out
+
+    fn problems(&self) -> Vec<String> {
+        self.error.iter().map(ToString::to_string).collect()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.iter().map(ToString::to_string).collect()
+    }
 }
 
 /// Configuration changes: a PR that edits a configuration file gets one
 /// validation comment (edited per head) and a check run; a push to the
 /// default branch reloads the configuration, and a check run on the
-/// pushed commit says whether it took effect.
+/// pushed commit says whether it took effect; any other PR gets a check
+/// run only while the configuration in force has an error or uses
+/// deprecated files.
 pub(crate) struct ConfigCheck {
     services: super::Services,
 }
@@ -92,50 +119,84 @@ impl ConfigCheck {
     }
 }
 
-/// The check run of a validation: failure with an annotation per problem
-/// that names a line.
+/// How a check run presents the findings.
+struct Report<'a> {
+    /// The title when nothing is wrong.
+    ok_title: &'a str,
+    /// The conclusion on an error (`failure` for the files the commit
+    /// holds, `neutral` for the default branch's, shown on a PR).
+    on_error: &'a str,
+    /// The annotation level of an error (`warning` on a PR that did not
+    /// cause it).
+    error_level: &'a str,
+    /// Said before the findings.
+    lead: Option<String>,
+}
+
+/// The check run of a validation: an annotation per error and deprecation
+/// note, at its line.
 async fn report(
     api: &Api,
     repo: &RepoName,
     sha: &str,
-    problems: &[String],
-    success_title: &str,
+    found: &Findings,
+    how: Report<'_>,
 ) -> Result<(), HandlerError> {
-    let annotations: Vec<serde_json::Value> = problems
+    let annotation = |file: &str, line: usize, level: &str, title: &str, message: String| {
+        serde_json::json!({
+            "path": file,
+            "start_line": line.max(1),
+            "end_line": line.max(1),
+            "annotation_level": level,
+            "title": title,
+            "message": message,
+        })
+    };
+    let mut annotations: Vec<serde_json::Value> = found
+        .error
         .iter()
-        .filter_map(|p| {
-            let mut parts = p.splitn(4, ':');
-            let (file, line) = (parts.next()?, parts.next()?.parse::<usize>().ok()?);
-            Some(serde_json::json!({
-                "path": file,
-                "start_line": line.max(1),
-                "end_line": line.max(1),
-                "annotation_level": "failure",
-                "title": "invalid sweepgate configuration",
-                "message": p,
-            }))
+        .map(|e| {
+            annotation(
+                &e.file,
+                e.line,
+                how.error_level,
+                "invalid sweepgate configuration",
+                e.to_string(),
+            )
         })
         .collect();
-    let summary = if problems.is_empty() {
-        success_title.to_owned()
+    annotations.extend(found.notes.iter().map(|n| {
+        annotation(
+            &n.file,
+            n.line,
+            "notice",
+            "deprecated sweepgate configuration",
+            n.to_string(),
+        )
+    }));
+    let mut lines: Vec<String> = how.lead.into_iter().collect();
+    lines.extend(found.problems());
+    if !found.notes.is_empty() {
+        lines.push("Deprecated configuration:".into());
+        lines.extend(found.notes().into_iter().map(|n| format!("- {n}")));
+    }
+    let (conclusion, title) = match (&found.error, found.notes.is_empty()) {
+        (Some(_), _) => (how.on_error, "invalid sweepgate configuration"),
+        (None, true) => ("success", how.ok_title),
+        (None, false) => ("success", "deprecated sweepgate configuration in use"),
+    };
+    let summary = if lines.is_empty() {
+        how.ok_title.to_owned()
     } else {
-        problems.join("\n")
+        lines.join("\n")
     };
     api.check_run_with_annotations(
         repo,
         &crate::github::CheckRunReport {
             name: CONFIG_CHECK,
             head_sha: sha,
-            conclusion: if problems.is_empty() {
-                "success"
-            } else {
-                "failure"
-            },
-            title: if problems.is_empty() {
-                success_title
-            } else {
-                "invalid sweepgate configuration"
-            },
+            conclusion,
+            title,
             summary: &summary,
             annotations: &annotations,
         },
@@ -163,64 +224,94 @@ impl crate::events::Handler for ConfigCheck {
         event: &crate::events::Event,
     ) -> Result<(), HandlerError> {
         use crate::events::Event;
+        let repo = super::repo_of(ctx)?;
+        let default = ctx.envelope.default_branch.as_deref().unwrap_or("main");
         match event {
             Event::Push(ev) => {
-                let default = ctx.envelope.default_branch.as_deref().unwrap_or("main");
                 if ev.ref_name != format!("refs/heads/{default}")
                     || ev.after.chars().all(|c| c == '0')
                 {
                     return Ok(());
                 }
-                let scope = self.services.scope(ctx).await?;
-                // `scope` already reloaded the file; say whether it took.
-                let mut files = Vec::new();
-                for path in CONFIG_FILES {
-                    if let Some(b) = scope.api.file_at(&scope.repo, path, &ev.after).await? {
-                        files.push((path, b));
+                let api = self.services.api(ctx)?;
+                // Reloaded (and kept when valid) as every handler does.
+                load(&api, &ctx.store, &repo, default).await?;
+                // A commit with no configuration file gets no check run.
+                let any = std::sync::atomic::AtomicBool::new(false);
+                let read = |path| {
+                    let file = api.file_at(&repo, path, &ev.after);
+                    let any = &any;
+                    async move {
+                        let bytes = file.await?;
+                        if bytes.is_some() {
+                            any.store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        Ok::<_, GitHubError>(bytes)
                     }
-                }
-                if files.is_empty() {
+                };
+                let resolved = crate::config::repo::read_with(read, true).await?;
+                if !any.into_inner() {
                     return Ok(());
                 }
-                let problems = validate(&files);
-                if !problems.is_empty() {
-                    tracing::warn!(repo = %scope.repo, problems = ?problems, "configuration on the default branch is invalid; the last valid one stays in force");
+                let found = Findings::of(resolved);
+                if let Some(e) = &found.error {
+                    tracing::warn!(%repo, error = %e, "configuration on the default branch is invalid; the last valid one stays in force");
                 }
-                report(
-                    &scope.api,
-                    &scope.repo,
-                    &ev.after,
-                    &problems,
-                    "configuration reloaded",
-                )
-                .await
+                let how = Report {
+                    ok_title: "configuration reloaded",
+                    on_error: "failure",
+                    error_level: "failure",
+                    lead: found
+                        .error
+                        .is_some()
+                        .then(|| "The last valid configuration stays in force.".to_owned()),
+                };
+                report(&api, &repo, &ev.after, &found, how).await
             }
             Event::PullRequest(ev) => {
-                let scope = self.services.scope(ctx).await?;
+                let api = self.services.api(ctx)?;
                 let pr = &ev.pull_request;
                 let Some(head) = pr.head.as_ref() else {
                     return Ok(());
                 };
-                let changed = scope.api.pr_files(&scope.repo, pr.number).await?;
+                let changed = api.pr_files(&repo, pr.number).await?;
                 let touched: Vec<&str> = CONFIG_FILES
                     .into_iter()
                     .filter(|p| changed.iter().any(|f| f.filename == *p))
                     .collect();
                 if touched.is_empty() {
-                    return Ok(());
-                }
-                // Files read from the head repository (a fork's head
-                // commit is visible through the base repository).
-                let mut files = Vec::new();
-                for path in &touched {
-                    if let Some(b) = scope.api.file_at(&scope.repo, path, &head.sha).await? {
-                        files.push((*path, b));
+                    // The configuration in force: said on every PR while
+                    // it is broken or uses deprecated files.
+                    let loaded = load(&api, &ctx.store, &repo, default).await?;
+                    let found = Findings {
+                        error: loaded.error,
+                        notes: loaded.notes,
+                    };
+                    if found.error.is_none() && found.notes.is_empty() {
+                        return Ok(());
                     }
+                    let how = Report {
+                        ok_title: "configuration valid",
+                        on_error: "neutral",
+                        error_level: "warning",
+                        lead: Some(format!(
+                            "The configuration of `{default}`{}",
+                            if found.error.is_some() {
+                                " is invalid; the last valid one is in force."
+                            } else {
+                                ":"
+                            }
+                        )),
+                    };
+                    return report(&api, &repo, &head.sha, &found, how).await;
                 }
-                let problems = validate(&files);
+                // The files as they would be after a merge (a fork's head
+                // commit is visible through the base repository).
+                let found = Findings::of(read(&api, &repo, &head.sha, true).await?);
                 // The problems quote the PR's file (a key may be anything).
-                let quoted: Vec<String> =
-                    problems.iter().map(|p| crate::comments::quote(p)).collect();
+                let quote = |v: Vec<String>| -> Vec<String> {
+                    v.iter().map(|p| crate::comments::quote(p)).collect()
+                };
                 let body = crate::comments::render(&crate::comments::ConfigCheck {
                     sha: &head.sha,
                     files: &touched
@@ -229,25 +320,25 @@ impl crate::events::Handler for ConfigCheck {
                         .collect::<Vec<_>>()
                         .join(" and "),
                     many: touched.len() > 1,
-                    branch: &scope.default_branch,
-                    problems: &quoted,
+                    branch: default,
+                    problems: &quote(found.problems()),
+                    notes: &quote(found.notes()),
                 });
                 super::publish::upsert(
-                    &scope.api,
-                    &scope.repo,
+                    &api,
+                    &repo,
                     pr.number,
                     crate::comments::CONFIG_CHECK_MARKER,
                     &body,
                 )
                 .await?;
-                report(
-                    &scope.api,
-                    &scope.repo,
-                    &head.sha,
-                    &problems,
-                    "configuration valid",
-                )
-                .await
+                let how = Report {
+                    ok_title: "configuration valid",
+                    on_error: "failure",
+                    error_level: "failure",
+                    lead: None,
+                };
+                report(&api, &repo, &head.sha, &found, how).await
             }
             _ => Ok(()),
         }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use sweepgate_core::checks::lint::baseline::base_view;
 use sweepgate_core::checks::lint::context::Context;
-use sweepgate_core::checks::lint::data::{DataError, LINT_OVERRIDE_PATH, LintData};
+use sweepgate_core::checks::lint::data::DataError;
 use sweepgate_core::checks::lint::input::{ChangedPath, LintInput, Scope, Unread};
 use sweepgate_core::config::RepoConfig;
 use sweepgate_core::config::layout::Input;
@@ -67,12 +67,8 @@ pub(crate) async fn from_source(
     let head_sha = src.resolve(head).await?;
     let cmp = src.compare(base, &head_sha).await?;
     let base_sha = cmp.merge_base.clone();
-    let data = match repo::read_optional(src, &base_sha, LINT_OVERRIDE_PATH).await? {
-        Some(bytes) => {
-            LintData::with_override(LINT_OVERRIDE_PATH, &String::from_utf8_lossy(&bytes))?
-        }
-        None => LintData::defaults()?,
-    };
+    // The `[lint]` overrides were checked when the configuration loaded.
+    let data = opts.config.lint_data()?;
     let mut input = LintInput::new(opts.config, data);
     input.pr = opts.pr;
     input.scope = opts.scope;

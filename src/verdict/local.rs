@@ -15,14 +15,13 @@ use serde::Deserialize;
 
 use super::{Verdict, verify};
 use crate::repo::{GitRepo, RepoError, RepoSource};
+use sweepgate_core::checks::VerifierSettings;
 use sweepgate_core::checks::snapshot::{
     AckRecord, ChangedFile, CheckRun, Comment, Commit, Membership, PageFetch, PinnedRun,
     PullRequest, RunArtifacts, Signoff, SignoffKind, Snapshot, UpstreamPr, diff_files,
     parse_master_cached,
 };
-use sweepgate_core::checks::{VERIFIER_SETTINGS_PATH, VerifierSettings};
 use sweepgate_core::config::RepoConfig;
-use sweepgate_core::config::repo::REPO_CONFIG_PATH;
 
 /// GitHub-only facts a caller can supply (all optional).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -193,6 +192,18 @@ pub enum LocalError {
     Parse(String, String),
     #[error(transparent)]
     Repo(#[from] RepoError),
+    /// The repository configuration (`.github/sweepgate.toml`).
+    #[error(transparent)]
+    Config(sweepgate_core::config::ConfigError),
+}
+
+impl From<crate::config::repo::ReadError> for LocalError {
+    fn from(e: crate::config::repo::ReadError) -> Self {
+        match e {
+            crate::config::repo::ReadError::Repo(e) => LocalError::Repo(e),
+            crate::config::repo::ReadError::Config(e) => LocalError::Config(e),
+        }
+    }
 }
 
 async fn read_text(
@@ -251,23 +262,14 @@ pub(crate) async fn read_trees(
     base: &str,
     head: &str,
     policy_at: PolicyAt<'_>,
-) -> Result<(Trees, RepoConfig, VerifierSettings), LocalError> {
+) -> Result<(Trees, RepoConfig), LocalError> {
     let cmp = src.compare(base, head).await?;
     let base_sha = cmp.merge_base.clone();
     let head_sha = cmp.head.clone();
     let policy_rev = policy_at.rev.unwrap_or(&base_sha).to_owned();
     let cfg = match policy_at.cfg {
         Some(c) => c,
-        None => match read_text(src, &policy_rev, REPO_CONFIG_PATH).await? {
-            Some(t) => RepoConfig::from_toml(REPO_CONFIG_PATH, t.as_bytes())
-                .map_err(|e| LocalError::Parse(REPO_CONFIG_PATH.into(), e.to_string()))?,
-            None => RepoConfig::default(),
-        },
-    };
-    let settings = match read_text(src, &policy_rev, VERIFIER_SETTINGS_PATH).await? {
-        Some(t) => VerifierSettings::from_toml(VERIFIER_SETTINGS_PATH, &t)
-            .map_err(|e| LocalError::Parse(VERIFIER_SETTINGS_PATH.into(), e.to_string()))?,
-        None => VerifierSettings::default(),
+        None => crate::config::repo::read_at(src, &policy_rev).await?,
     };
     let policy_tree = src.list_tree(&policy_rev).await?;
     let head_tree: BTreeSet<String> = src
@@ -370,7 +372,6 @@ pub(crate) async fn read_trees(
             head_sha,
         },
         cfg,
-        settings,
     ))
 }
 
@@ -419,7 +420,7 @@ pub async fn check_repo(
     head: &str,
     opts: LocalCheck,
 ) -> Result<(Verdict, Snapshot, RepoConfig), LocalError> {
-    let (trees, cfg, settings) = read_trees(
+    let (trees, cfg) = read_trees(
         src,
         base,
         head,
@@ -458,6 +459,7 @@ pub async fn check_repo(
     if let Some(body) = &opts.signoff {
         facts.signoff = Some(signoff_from_text(body));
     }
+    let settings = cfg.verifier.clone();
     let s = snapshot_from_trees(trees, facts, opts.artifacts, settings, opts.today);
     let v = verify(&s, &cfg);
     Ok((v, s, cfg))

@@ -273,7 +273,7 @@ pub(crate) async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, Handl
         .resolve(req.default_branch)
         .await
         .map_err(|e| tree_error(LocalError::Repo(e)))?;
-    let (trees, _, settings) = read_trees(
+    let (trees, cfg) = read_trees(
         &src,
         &pull.base.name,
         req.head_sha,
@@ -284,6 +284,7 @@ pub(crate) async fn build(api: &Api, req: Request<'_>) -> Result<Snapshot, Handl
     )
     .await
     .map_err(tree_error)?;
+    let settings = cfg.verifier;
 
     // Commits up to the pinned head (a later push is not assessed).
     let mut commits = api.pr_commits(repo, req.pr).await?;

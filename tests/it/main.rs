@@ -31,6 +31,7 @@ mod recovery;
 mod reliability_faults;
 mod replay;
 mod replay_repo;
+mod repo_config_file;
 mod repo_git;
 mod rules_history;
 mod sandbox_actions;

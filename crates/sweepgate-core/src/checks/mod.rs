@@ -194,8 +194,8 @@ pub fn one_line(s: &str) -> String {
 }
 
 /// The configuration choices behind the open points of `docs/rules.md`
-/// §5, with the recommended defaults. Read from
-/// [`VERIFIER_SETTINGS_PATH`] on the default branch when present.
+/// §5, with the recommended defaults: `[verifier]` of the repository
+/// configuration (formerly [`VERIFIER_SETTINGS_PATH`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct VerifierSettings {
@@ -257,7 +257,8 @@ pub enum InjectorLength {
     GoldenCurve,
 }
 
-/// Where the settings live on the default branch.
+/// Where the settings lived before `[verifier]` (still read while the
+/// section is absent).
 pub const VERIFIER_SETTINGS_PATH: &str = ".github/sweepgate-verifier.toml";
 
 impl Default for VerifierSettings {

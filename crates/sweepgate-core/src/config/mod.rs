@@ -1,6 +1,9 @@
-//! The per-repository configuration (`.github/sweepgate.toml`), and the
+//! The per-repository configuration (`.github/sweepgate.toml`, [`sources`]:
+//! the files it replaces), and the
 //! benchmark repository's layout over its history ([`layout`]).
 pub mod layout;
 pub mod repo;
+pub mod sources;
 
-pub use repo::{ConfigError, RepoConfig, SignoffSettings, SweepMode};
+pub use repo::{ConfigError, Legacy, RepoConfig, SignoffSettings, SweepMode};
+pub use sources::{CONFIG_FILES, Deprecation, Resolved};

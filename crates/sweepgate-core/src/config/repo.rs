@@ -4,8 +4,13 @@
 //! Every path, label, URL and list that sweepgate reads from the benchmark
 //! repository comes from here; the defaults are the August layout of
 //! `fixtures/inferencex/`. Unknown keys are an error (a typo must not be
-//! silently ignored), and every error carries file, line and column.
+//! silently ignored), and every error carries file, line and column. The
+//! files that held `[verifier]` and `[lint]` before are read by
+//! [`super::sources`] while their section is absent.
 use serde::{Deserialize, Serialize};
+
+use crate::checks::VerifierSettings;
+use crate::checks::lint::data::{DataError, LintData};
 
 /// Where the file lives on the default branch.
 pub const REPO_CONFIG_PATH: &str = ".github/sweepgate.toml";
@@ -20,6 +25,13 @@ pub struct RepoConfig {
     pub upstream: Upstream,
     pub policy: Policy,
     pub signoff: SignoffSettings,
+    /// The verifier's open points (`docs/rules.md` §5).
+    pub verifier: VerifierSettings,
+    /// Overrides of the lint data (`lint-data/`): tables merge key by key,
+    /// lists replace. Validated against the lint data when loaded.
+    pub lint: toml::Table,
+    /// The automation sweepgate replaces.
+    pub legacy: Legacy,
 }
 
 /// File locations inside the benchmark repository.
@@ -223,9 +235,9 @@ pub struct SignoffSettings {
     /// The commit status context of the verdict (take over the replaced
     /// verifier's required status by naming its context).
     pub status_context: String,
-    /// Accounts whose marked comments (the replaced automation's) suppress
-    /// a duplicate but are never edited.
-    pub legacy_logins: Vec<String>,
+    /// Deprecated spelling of `[legacy] logins`, moved there when loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legacy_logins: Option<Vec<String>>,
     /// Verifier runs one actor may cause per PR and hour.
     pub runs_per_hour: u32,
     /// Upstream pull requests one sign-off may make sweepgate read.
@@ -236,9 +248,26 @@ impl Default for SignoffSettings {
     fn default() -> Self {
         Self {
             status_context: "codeowner-signoff-verify".into(),
-            legacy_logins: vec!["github-actions[bot]".into()],
+            legacy_logins: None,
             runs_per_hour: 6,
             upstream_links: 20,
+        }
+    }
+}
+
+/// The automation sweepgate replaces (`docs/contracts.md` §4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Legacy {
+    /// Accounts whose marked comments suppress a duplicate but are never
+    /// edited.
+    pub logins: Vec<String>,
+}
+
+impl Default for Legacy {
+    fn default() -> Self {
+        Self {
+            logins: vec!["github-actions[bot]".into()],
         }
     }
 }
@@ -253,35 +282,62 @@ pub struct ConfigError {
     pub message: String,
 }
 
+/// Reads a TOML file into `T`: not UTF-8, bad syntax, an unknown key or
+/// a wrong type is an error at its line and column. Returns the text too.
+pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
+    file: &str,
+    bytes: &[u8],
+) -> Result<(T, String), ConfigError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = line_col(bytes, e.valid_up_to());
+        ConfigError {
+            file: file.to_owned(),
+            line,
+            column,
+            message: "the file is not valid UTF-8".into(),
+        }
+    })?;
+    let value: T = toml::from_str(text).map_err(|e| {
+        let (line, column) = e
+            .span()
+            .map(|s| line_col(text.as_bytes(), s.start))
+            .unwrap_or((1, 1));
+        ConfigError {
+            file: file.to_owned(),
+            line,
+            column,
+            message: e.message().to_owned(),
+        }
+    })?;
+    Ok((value, text.to_owned()))
+}
+
 impl RepoConfig {
-    /// Parses and validates the file's bytes; `file` names it in errors.
+    /// Parses and validates one file holding every section; `file` names
+    /// it in errors. Deprecated keys are moved to their new place.
     pub fn from_toml(file: &str, bytes: &[u8]) -> Result<Self, ConfigError> {
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let (line, column) = line_col(bytes, e.valid_up_to());
-            ConfigError {
-                file: file.to_owned(),
-                line,
-                column,
-                message: "the file is not valid UTF-8".into(),
-            }
-        })?;
-        let cfg: RepoConfig = toml::from_str(text).map_err(|e| {
-            let (line, column) = e
-                .span()
-                .map(|s| line_col(text.as_bytes(), s.start))
-                .unwrap_or((1, 1));
-            ConfigError {
-                file: file.to_owned(),
-                line,
-                column,
-                message: e.message().to_owned(),
-            }
-        })?;
-        cfg.validate(file, text)?;
-        Ok(cfg)
+        Ok(super::sources::resolve(Some((file, bytes)), &[])?.config)
     }
 
-    fn validate(&self, file: &str, text: &str) -> Result<(), ConfigError> {
+    /// The configuration as one file (what [`RepoConfig::from_toml`] reads
+    /// back unchanged): the last valid configuration is kept in this form.
+    pub fn to_toml(&self) -> Result<String, toml::ser::Error> {
+        toml::to_string(self)
+    }
+
+    /// The lint data: `lint-data/` with the `[lint]` overrides applied.
+    pub fn lint_data(&self) -> Result<LintData, DataError> {
+        if self.lint.is_empty() {
+            return LintData::defaults();
+        }
+        let text = toml::to_string(&self.lint).map_err(|e| DataError {
+            file: REPO_CONFIG_PATH.into(),
+            message: e.to_string(),
+        })?;
+        LintData::with_override(REPO_CONFIG_PATH, &text)
+    }
+
+    pub(crate) fn validate(&self, file: &str, text: &str) -> Result<(), ConfigError> {
         let at = |key: &str, message: String| {
             let (line, column) = locate_key(text, key);
             ConfigError {

@@ -1,12 +1,14 @@
 //! Knowledge that changes over time, as data: `lint-data/*.toml` in this
 //! repository are the defaults; a target repository overrides any key in
-//! `.github/sweepgate-lint.toml` (tables merge key by key, lists replace).
+//! `[lint]` of `.github/sweepgate.toml` (tables merge key by key, lists
+//! replace; `crate::config`).
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-/// Where a target repository overrides the lint data (default branch).
+/// Where a target repository overrode the lint data before `[lint]`
+/// (still read while the section is absent).
 pub const LINT_OVERRIDE_PATH: &str = ".github/sweepgate-lint.toml";
 
 const DEFAULT_POLICY: &str = include_str!("../../../../../lint-data/policy.toml");
