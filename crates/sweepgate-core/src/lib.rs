@@ -10,15 +10,18 @@
 //! - [`checks`]: the verifier checks 0–17 and the recipe lint rules;
 //! - [`sweep`]: the sweep gate, run eligibility, dispatch and staging rules;
 //! - [`config`]: the per-repository configuration;
+//! - [`diff`]: line diffs (the one diff algorithm);
 //! - [`ids`]: newtypes for GitHub ids.
 
 pub mod checks;
 pub mod commands;
 pub mod config;
+pub mod diff;
 pub mod files;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod ids;
+pub(crate) mod markdown;
 pub mod matrix;
 pub mod recipe;
 pub mod signoff;

@@ -26,11 +26,6 @@ pub(crate) struct ModelsPolicy {
     pub arms: Vec<(String, String, NaiveDate, usize)>,
 }
 
-fn cells(line: &str) -> Vec<String> {
-    let t = line.trim().trim_start_matches('|').trim_end_matches('|');
-    t.split('|').map(|c| c.trim().to_owned()).collect()
-}
-
 fn backticked(cell: &str) -> Vec<String> {
     cell.split('`')
         .enumerate()
@@ -58,77 +53,63 @@ fn find_date(text: &str) -> Option<NaiveDate> {
     })
 }
 
-/// Reads the tables of MODELS.md.
+/// Reads the tables of MODELS.md (as GitHub renders it: `crate::markdown`).
 pub(crate) fn parse_models(text: &str) -> ModelsPolicy {
     let mut p = ModelsPolicy::default();
-    let mut section_date: Option<NaiveDate> = None;
-    let mut table: Option<&str> = None;
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if let Some(h) = t.strip_prefix("### ") {
-            section_date = NaiveDate::parse_from_str(h.trim(), "%A, %B %d, %Y")
-                .ok()
-                .and_then(|d| d.succ_opt());
-            table = None;
-            continue;
-        }
-        if t.starts_with("## ") {
-            section_date = None;
-            table = None;
-            continue;
-        }
-        if !t.starts_with('|') {
-            table = None;
-            continue;
-        }
-        let c = cells(t);
-        if c.iter()
-            .all(|x| x.chars().all(|ch| ch == '-' || ch == ':' || ch == ' '))
-        {
-            continue;
-        }
+    let outline = crate::markdown::outline(text);
+    for (line, table) in &outline.tables {
+        // The day after the date of the `### ` heading the table stands
+        // under (none under a `## ` one).
+        let section_date = outline
+            .headings
+            .range(..line)
+            .rev()
+            .find(|(_, h)| h.level <= 3)
+            .filter(|(_, h)| h.level == 3)
+            .and_then(|(_, h)| NaiveDate::parse_from_str(&h.text, "%A, %B %d, %Y").ok())
+            .and_then(|d| d.succ_opt());
+        let c = &table.header;
         let head = |a: &str| c.first().is_some_and(|x| x == a);
-        if table.is_none() {
-            table = Some(if head("Model architecture class") {
-                "matrix"
-            } else if head("Scenario") {
-                "scenarios"
-            } else if head("Model") && c.get(1).is_some_and(|x| x == "Deprecated") {
-                "retire"
-            } else if head("Model") && c.get(1).is_some_and(|x| x == "Deprecated arm") {
-                "arm"
-            } else {
-                "other"
-            });
-            continue;
-        }
-        match table {
-            Some("matrix") if c.len() >= 5 => {
-                p.matrix
-                    .push((backticked(&c[1]), c[3].clone(), c[4].clone(), i + 1));
-            }
-            Some("scenarios") if c.len() >= 3 => {
-                if c[2].contains("Deprecated for all models")
-                    && let Some(d) = find_date(&c[2])
-                {
-                    p.scenarios_deprecated.push((c[0].clone(), d, i + 1));
+        let kind = if head("Model architecture class") {
+            "matrix"
+        } else if head("Scenario") {
+            "scenarios"
+        } else if head("Model") && c.get(1).is_some_and(|x| x == "Deprecated") {
+            "retire"
+        } else if head("Model") && c.get(1).is_some_and(|x| x == "Deprecated arm") {
+            "arm"
+        } else {
+            "other"
+        };
+        for (i, c) in &table.rows {
+            match kind {
+                "matrix" if c.len() >= 5 => {
+                    p.matrix
+                        .push((backticked(&c[1]), c[3].clone(), c[4].clone(), *i));
                 }
-            }
-            Some("retire") if c.len() >= 2 => {
-                if let Some(d) = section_date {
-                    for pre in backticked(&c[0]) {
-                        p.retirements.push((pre, c[1].clone(), d, i + 1));
+                "scenarios" if c.len() >= 3 => {
+                    if c[2].contains("Deprecated for all models")
+                        && let Some(d) = find_date(&c[2])
+                    {
+                        p.scenarios_deprecated.push((c[0].clone(), d, *i));
                     }
                 }
-            }
-            Some("arm") if c.len() >= 2 => {
-                if let Some(d) = section_date {
-                    for pre in backticked(&c[0]) {
-                        p.arms.push((pre, c[1].clone(), d, i + 1));
+                "retire" if c.len() >= 2 => {
+                    if let Some(d) = section_date {
+                        for pre in backticked(&c[0]) {
+                            p.retirements.push((pre, c[1].clone(), d, *i));
+                        }
                     }
                 }
+                "arm" if c.len() >= 2 => {
+                    if let Some(d) = section_date {
+                        for pre in backticked(&c[0]) {
+                            p.arms.push((pre, c[1].clone(), d, *i));
+                        }
+                    }
+                }
+                _ => {}
             }
-            _ => {}
         }
     }
     p

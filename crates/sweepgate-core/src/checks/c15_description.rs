@@ -108,29 +108,12 @@ fn sentences(s: &Snapshot, cfg: &RepoConfig) -> Vec<Sentence> {
 
 /// Fenced blocks of the body that present a serve command.
 fn serve_blocks(body: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur: Option<String> = None;
-    for line in body.lines() {
-        if line.trim_start().starts_with("```") {
-            match cur.take() {
-                Some(b) => {
-                    if b.contains("serve")
-                        || b.contains("launch_server")
-                        || b.contains("vllm serve")
-                    {
-                        out.push(b);
-                    }
-                }
-                None => cur = Some(String::new()),
-            }
-            continue;
-        }
-        if let Some(b) = cur.as_mut() {
-            b.push_str(line);
-            b.push('\n');
-        }
-    }
-    out
+    crate::markdown::outline(body)
+        .code
+        .into_values()
+        .filter(|c| c.fenced && (c.text.contains("serve") || c.text.contains("launch_server")))
+        .map(|c| c.text)
+        .collect()
 }
 
 /// Shipped ALs and Ks of the agentic spec keys.

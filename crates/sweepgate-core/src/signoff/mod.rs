@@ -141,34 +141,31 @@ pub(crate) fn checkbox_items(text: &str, first_line: usize) -> Vec<Item> {
     out
 }
 
-/// Reads the template: the first fenced block after `## Template`.
+/// Reads the template: the first fenced block after the `## Template`
+/// heading (as GitHub renders the file: `crate::markdown`).
 pub(crate) fn parse_template(file: &str, text: &str) -> Result<Template, TemplateError> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines
+    let outline = crate::markdown::outline(text);
+    let start = outline
+        .headings
         .iter()
-        .position(|l| l.trim().eq_ignore_ascii_case("## template"))
+        .find(|(_, h)| h.level == 2 && h.text.eq_ignore_ascii_case("template"))
+        .map(|(line, _)| *line)
         .ok_or_else(|| TemplateError::NoTemplateSection {
             file: file.to_owned(),
         })?;
-    let open = lines[start + 1..]
-        .iter()
-        .position(|l| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~"))
-        .map(|p| p + start + 1)
+    let (open, block) = outline
+        .code
+        .range(start + 1..)
+        .find(|(_, c)| c.fenced)
         .ok_or_else(|| TemplateError::UnfencedTemplate {
             file: file.to_owned(),
-            line: start + 1,
+            line: start,
         })?;
-    let fence = &lines[open].trim_start()[..3];
-    let close = lines[open + 1..]
-        .iter()
-        .position(|l| l.trim_start().starts_with(fence))
-        .map_or(lines.len(), |p| p + open + 1);
-    let block = lines[open + 1..close].join("\n");
-    let items = checkbox_items(&block, open + 2);
+    let items = checkbox_items(&block.text, open + 1);
     if items.is_empty() {
         return Err(TemplateError::EmptyTemplate {
             file: file.to_owned(),
-            line: open + 1,
+            line: *open,
         });
     }
     Ok(Template {

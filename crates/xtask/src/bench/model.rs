@@ -8,7 +8,7 @@ use anyhow::Context;
 use chrono::NaiveDate;
 
 use sweepgate::repo::FileStatus;
-use sweepgate::verdict::{self, GithubFacts, Trees};
+use sweepgate::snapshot::{self, GithubFacts, Trees};
 use sweepgate_core::checks::VerifierSettings;
 use sweepgate_core::checks::lint::{ChangedPath, LintData, LintInput};
 use sweepgate_core::checks::snapshot::{RunArtifacts, Snapshot};
@@ -129,7 +129,7 @@ impl Fixtures {
         let remap = |t: BTreeMap<String, String>| -> BTreeMap<String, String> {
             t.into_iter().map(|(p, t)| (default_path(&p), t)).collect()
         };
-        let artifacts = verdict::local::read_artifacts(&dirs.seed002.join("artifacts"))
+        let artifacts = snapshot::read_artifacts(&dirs.seed002.join("artifacts"))
             .map_err(|e| anyhow::anyhow!("seed 002 artifacts: {e}"))?;
         Ok(Fixtures {
             nvidia: read(x, NVIDIA)?,
@@ -219,7 +219,7 @@ impl Fixtures {
             head_sha: String::new(),
         };
         let today = NaiveDate::from_ymd_opt(2026, 10, 16).unwrap_or_default();
-        let mut s = verdict::snapshot_from_trees(
+        let mut s = snapshot::snapshot_from_trees(
             trees,
             facts,
             Some(self.artifacts.clone()),

@@ -1,5 +1,5 @@
 //! Unified-diff patches between two texts, as GitHub sends them (for a
-//! snapshot assembled from files: the CLI and fixtures).
+//! snapshot assembled from files: the CLI and fixtures), by `crate::diff`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -11,116 +11,7 @@ pub(crate) fn unified_patch(base: &str, head: &str) -> Option<String> {
     if base == head {
         return None;
     }
-    let a: Vec<&str> = base.lines().collect();
-    let b: Vec<&str> = head.lines().collect();
-    let pre = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let max_suf = a.len().min(b.len()) - pre;
-    let suf = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max_suf)
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (am, bm) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
-    // LCS on the middle (small for real edits; bounded for safety).
-    let ops = if am.len() * bm.len() <= 4_000_000 {
-        lcs_ops(am, bm)
-    } else {
-        let mut v: Vec<Op> = am.iter().map(|_| Op::Del).collect();
-        v.extend(bm.iter().map(|_| Op::Add));
-        v
-    };
-    let ctx_start = pre.saturating_sub(3);
-    let mut body = String::new();
-    for l in &a[ctx_start..pre] {
-        body.push(' ');
-        body.push_str(l);
-        body.push('\n');
-    }
-    let (mut i, mut j) = (0usize, 0usize);
-    let mut old_n = pre - ctx_start;
-    let mut new_n = old_n;
-    for op in ops {
-        match op {
-            Op::Keep => {
-                body.push(' ');
-                body.push_str(am[i]);
-                i += 1;
-                j += 1;
-                old_n += 1;
-                new_n += 1;
-            }
-            Op::Del => {
-                body.push('-');
-                body.push_str(am[i]);
-                i += 1;
-                old_n += 1;
-            }
-            Op::Add => {
-                body.push('+');
-                body.push_str(bm[j]);
-                j += 1;
-                new_n += 1;
-            }
-        }
-        body.push('\n');
-    }
-    let tail_end = (a.len() - suf + 3).min(a.len());
-    for l in &a[a.len() - suf..tail_end] {
-        body.push(' ');
-        body.push_str(l);
-        body.push('\n');
-        old_n += 1;
-        new_n += 1;
-    }
-    Some(format!(
-        "@@ -{},{} +{},{} @@\n{}",
-        ctx_start + 1,
-        old_n,
-        ctx_start + 1,
-        new_n,
-        body
-    ))
-}
-
-#[derive(Clone, Copy)]
-enum Op {
-    Keep,
-    Del,
-    Add,
-}
-
-fn lcs_ops(a: &[&str], b: &[&str]) -> Vec<Op> {
-    let (n, m) = (a.len(), b.len());
-    let mut t = vec![0u32; (n + 1) * (m + 1)];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            t[i * (m + 1) + j] = if a[i] == b[j] {
-                t[(i + 1) * (m + 1) + j + 1] + 1
-            } else {
-                t[(i + 1) * (m + 1) + j].max(t[i * (m + 1) + j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    let mut out = Vec::with_capacity(n + m);
-    while i < n && j < m {
-        if a[i] == b[j] {
-            out.push(Op::Keep);
-            i += 1;
-            j += 1;
-        } else if t[(i + 1) * (m + 1) + j] >= t[i * (m + 1) + j + 1] {
-            out.push(Op::Del);
-            i += 1;
-        } else {
-            out.push(Op::Add);
-            j += 1;
-        }
-    }
-    out.extend((i..n).map(|_| Op::Del));
-    out.extend((j..m).map(|_| Op::Add));
-    out
+    Some(crate::diff::unified(base, head, 3).patch)
 }
 
 /// Changed files between two file maps (added, removed, modified), with

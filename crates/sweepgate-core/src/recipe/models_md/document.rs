@@ -5,7 +5,7 @@ use chrono::{Days, NaiveDate};
 
 use super::markdown::{
     Table, backticked, classify_target, find_date, find_pr, header_is, heading_date, model_cell,
-    split_top_commas, table_at,
+    split_top_commas,
 };
 use super::model::{
     Active, Added, Deprecation, Enactment, Engine, EnginePolicy, ModelRow, ModelsMd, Origin,
@@ -21,6 +21,8 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<ModelsMd, ParseError> {
         ParseError::new(Loc::new(file, line, col), "MODELS.md is not valid UTF-8")
     })?;
     let lines: Vec<&str> = text.lines().collect();
+    // Headings and tables as GitHub renders them, by 1-based line.
+    let outline = crate::markdown::outline(text);
     let mut md = ModelsMd {
         file: file.to_owned(),
         scenarios: Vec::new(),
@@ -37,13 +39,14 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<ModelsMd, ParseError> {
     let mut i = 0;
     while i < lines.len() {
         let l = lines[i];
-        if let Some(h) = l.strip_prefix("## ") {
-            h2 = h.trim().to_owned();
+        let heading = outline.headings.get(&(i + 1));
+        if let Some(h) = heading.filter(|h| h.level == 2) {
+            h2 = h.text.clone();
             notice_day = None;
             i += 1;
             continue;
         }
-        if let Some(h) = l.strip_prefix("### ") {
+        if let Some(h) = heading.filter(|h| h.level == 3).map(|h| h.text.as_str()) {
             notice_day = None;
             notice_enacted = None;
             if h2.eq_ignore_ascii_case("Deprecation Notice") {
@@ -57,8 +60,9 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<ModelsMd, ParseError> {
                 // "Enacted on" / "Partially enacted on" anywhere in the subsection.
                 notice_enacted = lines[i + 1..]
                     .iter()
-                    .take_while(|l| !l.starts_with("#"))
-                    .find_map(|l| {
+                    .enumerate()
+                    .take_while(|(k, _)| !outline.headings.contains_key(&(i + 2 + k)))
+                    .find_map(|(_, l)| {
                         let lower = l.to_ascii_lowercase();
                         let at = lower.find("enacted on ")?;
                         if lower[..at].ends_with("not yet ") {
@@ -71,17 +75,17 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<ModelsMd, ParseError> {
             continue;
         }
 
-        if let Some(t) = table_at(&lines, i) {
+        if let Some(t) = outline.tables.get(&(i + 1)) {
             if let Some((day, _)) = notice_day {
-                notice_table(&mut md, &t, &lines, day, notice_enacted);
-            } else if h2 == "Scenarios" && header_is(&t, &["Scenario", "ISL/OSL", "Status"]) {
-                scenarios_table(&mut md, &t);
-            } else if header_is(&t, &["Model", "Primary"]) {
-                policy_table(&mut md, &t);
-            } else if header_is(&t, &["Model architecture class", "Prefix"]) {
-                matrix_table(file, &mut md, &t)?;
+                notice_table(&mut md, t, &lines, day, notice_enacted);
+            } else if h2 == "Scenarios" && header_is(t, &["Scenario", "ISL/OSL", "Status"]) {
+                scenarios_table(&mut md, t);
+            } else if header_is(t, &["Model", "Primary"]) {
+                policy_table(&mut md, t);
+            } else if header_is(t, &["Model architecture class", "Prefix"]) {
+                matrix_table(file, &mut md, t)?;
             }
-            i = t.end;
+            i = t.last;
             continue;
         }
 
@@ -137,7 +141,7 @@ fn notice_table(
     enacted: Option<NaiveDate>,
 ) {
     // The paragraphs right after the table say whether it is enacted.
-    let not_yet = lines[t.end..]
+    let not_yet = lines[t.last.min(lines.len())..]
         .iter()
         .take_while(|l| !l.starts_with('#') && !l.trim_start().starts_with('|'))
         .any(|l| l.to_ascii_lowercase().contains("not yet enacted"));

@@ -1,70 +1,12 @@
-//! Markdown scaffolding: tables, cells, and the dates, PR numbers, lists
-//! and targets written in cell and heading text.
+//! What is written in MODELS.md's cells and headings: dates, PR numbers,
+//! lists and targets (the tables and headings themselves come from
+//! `crate::markdown`).
 
 use chrono::NaiveDate;
 
 use super::model::{Scenario, Target};
 
-pub(super) struct Table {
-    pub(super) header: Vec<String>,
-    pub(super) rows: Vec<(usize, Vec<String>)>,
-    /// Index in `lines` just past the table.
-    pub(super) end: usize,
-}
-
-/// Splits a table row on `|` outside backticks (`\|` is literal).
-fn cells(line: &str) -> Vec<String> {
-    let t = line.trim();
-    let t = t.strip_prefix('|').unwrap_or(t);
-    let t = t.strip_suffix('|').unwrap_or(t);
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut code = false;
-    let mut chars = t.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'|') => {
-                cur.push('|');
-                chars.next();
-            }
-            '`' => {
-                code = !code;
-                cur.push(c);
-            }
-            '|' if !code => out.push(std::mem::take(&mut cur).trim().to_owned()),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur.trim().to_owned());
-    out
-}
-
-fn is_separator(line: &str) -> bool {
-    let t = line.trim();
-    t.starts_with('|') && t.contains('-') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
-}
-
-/// The table starting at `lines[i]`, if one does.
-pub(super) fn table_at(lines: &[&str], i: usize) -> Option<Table> {
-    let head = lines.get(i)?;
-    if !head.trim_start().starts_with('|') || !lines.get(i + 1).is_some_and(|l| is_separator(l)) {
-        return None;
-    }
-    let mut rows = Vec::new();
-    let mut j = i + 2;
-    while let Some(l) = lines.get(j) {
-        if !l.trim_start().starts_with('|') {
-            break;
-        }
-        rows.push((j + 1, cells(l)));
-        j += 1;
-    }
-    Some(Table {
-        header: cells(head),
-        rows,
-        end: j,
-    })
-}
+pub(super) use crate::markdown::Table;
 
 pub(super) fn header_is(t: &Table, want: &[&str]) -> bool {
     t.header.len() >= want.len()
@@ -191,7 +133,6 @@ mod tests {
             heading_date("Monday, August 3, 2026"),
             Some(d("2026-08-03"))
         );
-        assert_eq!(cells("| a `x|y` | b \\| c |"), vec!["a `x|y`", "b | c"]);
         assert_eq!(
             split_top_commas(
                 "Single-turn 1k1k, Single-turn 1k8k (GLM-5 only), Agentic coding (removed 2026-08-04, [#2493](u))"
