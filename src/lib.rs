@@ -28,6 +28,7 @@ pub mod queue;
 pub mod recovery;
 pub mod repo;
 pub mod server;
+pub mod snapshot;
 pub mod store;
 pub mod telemetry;
 pub mod verdict;

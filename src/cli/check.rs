@@ -12,8 +12,8 @@ use chrono::NaiveDate;
 
 use super::output::{TextOrJson, print_out};
 use crate::repo::GitRepo;
-use crate::verdict::local::read_artifacts;
-use crate::verdict::{GithubFacts, LocalCheck, LocalError, check_repo, render_comment};
+use crate::snapshot::{GithubFacts, LocalCheck, LocalError, check_repo, read_artifacts};
+use crate::verdict::render_comment;
 
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Args {

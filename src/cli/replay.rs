@@ -30,7 +30,7 @@ use sweepgate_core::sweep::gate::{self, GateOutcome};
 use super::output::print_out;
 use crate::lint::gather::Gather;
 use crate::repo::{self, CommitInfo, DEFAULT_MAX_BLOB, GitRepo, RepoSource};
-use crate::verdict::{LocalCheck, check_repo};
+use crate::snapshot::{LocalCheck, check_repo};
 
 /// `--format`: a text line per commit and a table, or JSON lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

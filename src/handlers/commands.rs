@@ -9,7 +9,7 @@ use crate::comments::{
 };
 use crate::events::{Event, Handler, HandlerError, IssueCommentEvent, JobContext};
 use crate::github::{Api, GitHubError};
-use crate::verdict::remote;
+use crate::snapshot::remote;
 use async_trait::async_trait;
 use sweepgate_core::checks::snapshot::Signoff;
 use sweepgate_core::commands::{

@@ -13,8 +13,8 @@ use std::path::Path;
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::{Verdict, verify};
 use crate::repo::{GitRepo, RepoError, RepoSource};
+use crate::verdict::{Verdict, verify};
 use sweepgate_core::checks::VerifierSettings;
 use sweepgate_core::checks::snapshot::{
     AckRecord, ChangedFile, CheckRun, Comment, Commit, Membership, PageFetch, PinnedRun,

@@ -1,10 +1,8 @@
 //! The verdict (`docs/contracts.md` §6): the comment (through
 //! `templates/verdict.md`), its marker, the superseded form of an old
 //! head's comment, the `codeowner-signoff-verify` commit status, and the
-//! data of the `sweepgate / verdict` check run.
-pub(crate) mod artifacts;
-pub mod local;
-pub(crate) mod remote;
+//! data of the `sweepgate / verdict` check run. The snapshot it judges is
+//! gathered by `crate::snapshot`.
 
 use askama::Template;
 use serde::Serialize;
@@ -12,10 +10,6 @@ use serde::Serialize;
 use sweepgate_core::checks::snapshot::Snapshot;
 use sweepgate_core::checks::{CheckResult, Evidence, Outcome, verifier};
 use sweepgate_core::config::RepoConfig;
-
-pub use local::{
-    GithubFacts, LocalCheck, LocalError, Trees, check_local, check_repo, snapshot_from_trees,
-};
 
 pub(crate) const STATUS_SUCCESS: &str = "CODEOWNER sign-off independently verified";
 pub(crate) const STATUS_FAILURE: &str = "Sign-off verification rejected - see verdict comment";

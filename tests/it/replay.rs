@@ -64,7 +64,7 @@ fn replay_lines(args: &Args) -> (Vec<String>, replay::Replayed) {
 #[tokio::test]
 async fn check_in_a_checkout_reads_a_pr_that_adds_a_file() {
     let dir = history();
-    let (v, s, _) = sweepgate::verdict::check_local(
+    let (v, s, _) = sweepgate::snapshot::check_local(
         dir,
         &format!("{ADDS_FILES}^"),
         ADDS_FILES,

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use chrono::NaiveDate;
-use sweepgate::verdict::{self, GithubFacts};
+use sweepgate::snapshot::{self, GithubFacts};
 use sweepgate_core::checks::Outcome;
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -71,7 +71,7 @@ fn local_range_without_github_facts_reviews_what_it_cannot_know() {
         .unwrap();
     let today = NaiveDate::from_ymd_opt(2026, 10, 16).unwrap();
     let (v, s, _) = rt
-        .block_on(verdict::check_local(
+        .block_on(snapshot::check_local(
             dir.path(),
             "main",
             "pr",
@@ -115,9 +115,9 @@ fn local_range_without_github_facts_reviews_what_it_cannot_know() {
     assert!(!v.passed());
 
     // With the run's artifacts, Checks 2 and 14 decide.
-    let art = verdict::local::read_artifacts(&fx.join("artifacts")).unwrap();
+    let art = snapshot::read_artifacts(&fx.join("artifacts")).unwrap();
     let (v, _, _) = rt
-        .block_on(verdict::check_local(
+        .block_on(snapshot::check_local(
             dir.path(),
             "main",
             "pr",

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
-use sweepgate::verdict::{self, GithubFacts, Trees};
+use sweepgate::snapshot::{self, GithubFacts, Trees};
+use sweepgate::verdict;
 use sweepgate_core::checks::snapshot::Snapshot;
 use sweepgate_core::checks::{Outcome, VerifierSettings, c15_description};
 use sweepgate_core::config::RepoConfig;
@@ -43,7 +44,7 @@ fn load(name: &str, today: &str) -> (Snapshot, RepoConfig) {
     let artifacts = dir
         .join("artifacts")
         .is_dir()
-        .then(|| verdict::local::read_artifacts(&dir.join("artifacts")).unwrap());
+        .then(|| snapshot::read_artifacts(&dir.join("artifacts")).unwrap());
     let head = read_tree(&dir.join("head"));
     let trees = Trees {
         policy: read_tree(&dir.join("policy")),
@@ -54,7 +55,7 @@ fn load(name: &str, today: &str) -> (Snapshot, RepoConfig) {
         head_sha: String::new(),
     };
     let today = NaiveDate::parse_from_str(today, "%Y-%m-%d").unwrap();
-    let mut s = verdict::snapshot_from_trees(trees, facts, artifacts, settings, today);
+    let mut s = snapshot::snapshot_from_trees(trees, facts, artifacts, settings, today);
     // Seed 002 line 218: the master config at the measured commit equals the head's.
     let masters: BTreeMap<String, String> = head
         .into_iter()
