@@ -136,6 +136,7 @@ pub async fn run_judged(args: &Args) -> Result<Vec<Judged>, String> {
         .map_err(|e| e.to_string())?;
     let config = crate::config::repo::read_at(&src, &base_sha)
         .await
+        .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
     let pr = match args.pr {
         Some(n) => Some(n),

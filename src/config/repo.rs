@@ -40,24 +40,18 @@ where
     ))
 }
 
-/// What can stop a local read of the configuration.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error(transparent)]
-    Repo(#[from] RepoError),
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-}
-
 /// The configuration at `rev` of a repository source (the command line:
-/// an invalid file is an error; deprecation notes are logged).
+/// an invalid file is an error, the inner one; deprecation notes are
+/// logged).
 pub async fn read_at(
     src: &dyn RepoSource,
     rev: &str,
-) -> Result<sweepgate_core::config::RepoConfig, ReadError> {
-    let resolved = read_with(|p| crate::repo::read_optional(src, rev, p), false).await??;
-    for n in &resolved.notes {
-        tracing::warn!("{n}");
-    }
-    Ok(resolved.config)
+) -> Result<Result<sweepgate_core::config::RepoConfig, ConfigError>, RepoError> {
+    let read = read_with(|p| crate::repo::read_optional(src, rev, p), false).await?;
+    Ok(read.map(|resolved| {
+        for n in &resolved.notes {
+            tracing::warn!("{n}");
+        }
+        resolved.config
+    }))
 }

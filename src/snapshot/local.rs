@@ -197,15 +197,6 @@ pub enum LocalError {
     Config(sweepgate_core::config::ConfigError),
 }
 
-impl From<crate::config::repo::ReadError> for LocalError {
-    fn from(e: crate::config::repo::ReadError) -> Self {
-        match e {
-            crate::config::repo::ReadError::Repo(e) => LocalError::Repo(e),
-            crate::config::repo::ReadError::Config(e) => LocalError::Config(e),
-        }
-    }
-}
-
 async fn read_text(
     src: &dyn RepoSource,
     rev: &str,
@@ -269,7 +260,9 @@ pub(crate) async fn read_trees(
     let policy_rev = policy_at.rev.unwrap_or(&base_sha).to_owned();
     let cfg = match policy_at.cfg {
         Some(c) => c,
-        None => crate::config::repo::read_at(src, &policy_rev).await?,
+        None => crate::config::repo::read_at(src, &policy_rev)
+            .await?
+            .map_err(LocalError::Config)?,
     };
     let policy_tree = src.list_tree(&policy_rev).await?;
     let head_tree: BTreeSet<String> = src

@@ -317,13 +317,7 @@ async fn l26_on_pr(w: &mut World, branch: &str) -> bool {
     );
     w.deliver().await;
     w.take_comments(pr.number);
-    let head = pr.head_sha().unwrap();
-    let lint = w
-        .sandbox
-        .check_runs(OWNER, REPO, &head)
-        .into_iter()
-        .find(|c| c.name == "sweepgate / recipe-lint")
-        .unwrap();
+    let lint = crate::transcript_lint::lint_run(w, &pr.head_sha().unwrap());
     lint.annotations.iter().any(|a| a["title"] == "L26")
 }
 

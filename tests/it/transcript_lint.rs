@@ -75,7 +75,7 @@ async fn lint_annotates_and_turns_green_when_fixed() {
 }
 
 /// The recipe-lint check run on a head.
-fn lint_run(w: &World, sha: &str) -> sweepgate_sandbox::CheckRunView {
+pub(crate) fn lint_run(w: &World, sha: &str) -> sweepgate_sandbox::CheckRunView {
     w.sandbox
         .check_runs(OWNER, REPO, sha)
         .into_iter()
