@@ -16,9 +16,17 @@ const CONFIG: &str = ".github/sweepgate.toml";
 const VERIFIER: &str = ".github/sweepgate-verifier.toml";
 const LINT: &str = ".github/sweepgate-lint.toml";
 
-/// The `sweepgate / config` check run on a commit: conclusion and its
-/// annotations as (path, line, level).
-fn config_run(w: &World, sha: &str) -> Option<(String, Vec<(String, u64, String)>, String)> {
+/// An annotation as (path, line, level).
+type Note = (String, u64, String);
+
+/// The `sweepgate / config` check run on a commit: conclusion, its
+/// annotations and its summary.
+type Run = (String, Vec<Note>, String);
+
+/// Whether a configuration is in force.
+type Took = fn(&RepoConfig) -> bool;
+
+fn config_run(w: &World, sha: &str) -> Option<Run> {
     let runs: Vec<_> = w
         .sandbox
         .check_runs(OWNER, REPO, sha)
@@ -76,10 +84,7 @@ async fn push(w: &mut World, changes: &[Change], message: &str) -> String {
 
 /// Opens a PR that touches no configuration and returns its head's
 /// config check run.
-async fn pr_run(
-    w: &mut World,
-    branch: &str,
-) -> (u64, Option<(String, Vec<(String, u64, String)>, String)>) {
+async fn pr_run(w: &mut World, branch: &str) -> (u64, Option<Run>) {
     let pr = w.open_pr(
         branch,
         &[Change::write(format!("docs/{branch}.md"), "notes\n")],
@@ -104,13 +109,13 @@ struct Case {
     name: &'static str,
     /// A main file setting the section, and what it sets.
     valid: &'static str,
-    took: fn(&RepoConfig) -> bool,
+    took: Took,
     /// A main file with the section broken, and the line of the error.
     broken: &'static str,
     line: u64,
     /// The old form, what it sets, and the main file beside it for "both"
     /// (which sets what `took` checks).
-    old: Option<(Old, fn(&RepoConfig) -> bool, &'static str)>,
+    old: Option<(Old, Took, &'static str)>,
 }
 
 async fn transcript(case: Case) {
