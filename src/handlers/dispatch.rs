@@ -6,7 +6,8 @@ use super::{Scope, Services, read_at, record_activity};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::GitHubSource;
 use crate::store::{
-    DeliveryOutcome, NewDelivery, NewJob, Store, SweepJob, SweepRow, SweepUpdate, now_ms,
+    DeliveryOutcome, NewDelivery, NewJob, Store, SweepJob, SweepRow, SweepState, SweepUpdate,
+    now_ms,
 };
 use serde_json::json;
 use sweepgate_core::checks::c01_sweep::run_id_of;
@@ -14,9 +15,6 @@ use sweepgate_core::ids::{PrNumber, RepoName, RunId};
 use sweepgate_core::matrix::{self, jobs};
 use sweepgate_core::recipe::{changelog::Entry, master, runners};
 use sweepgate_core::sweep::dispatch as pure;
-
-/// Sweeps whose dispatch request GitHub accepted (or whose run exists).
-const NS_SENT: &str = "sweep-dispatch-sent";
 
 /// How long a sweep's matrix URL stays valid.
 const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 3600 * 1000;
@@ -95,9 +93,9 @@ pub(crate) async fn on_gate(
         // Stored but perhaps never sent: a crash came between storing and
         // dispatching. Such a sweep is finished below, its run looked up by
         // title first so it never starts twice.
-        resume = existing.state == "dispatched"
+        resume = existing.state == SweepState::Dispatched
             && existing.run_id.is_none()
-            && store.kv_get(NS_SENT, &id).await?.is_none();
+            && existing.dispatch_sent_at.is_none();
         if resume {
             tracing::info!(sweep = %id, "resuming a sweep stored but not known to be dispatched");
         } else {
@@ -134,12 +132,13 @@ pub(crate) async fn on_gate(
         matrix: doc.to_string(),
         token_sha256: digest.clone(),
         expires_at: now + TOKEN_LIFETIME_MS,
-        state: "dispatched".into(),
+        state: SweepState::Dispatched,
         run_id: None,
         conclusion: None,
         reason: None,
         created_at: now,
         updated_at: now,
+        dispatch_sent_at: None,
     };
     if resume {
         // Only the first attempt's token digest was kept: serve a new token.
@@ -182,7 +181,7 @@ pub(crate) async fn on_gate(
             }
         }
     };
-    store.kv_put(NS_SENT, &id, "sent", now_ms()).await?;
+    store.mark_dispatch_sent(&id, now_ms()).await?;
     if let Some(run) = run {
         store
             .update_sweep(
@@ -264,7 +263,7 @@ async fn cancel_all(
             .update_sweep(
                 &s.sweep_id,
                 &SweepUpdate {
-                    state: Some("cancelled"),
+                    state: Some(SweepState::Cancelled),
                     reason: Some(&reason),
                     ..SweepUpdate::default()
                 },
@@ -307,16 +306,16 @@ pub(crate) async fn on_run(
     let Some(sweep) = store.sweep_by_run(&repo.0, run.0 as i64).await? else {
         return Ok(SweptRun::NotDispatched);
     };
-    if sweep.state == "cancelled" {
+    if sweep.state == SweepState::Cancelled {
         return Ok(SweptRun::Cancelled);
     }
     let pr = PrNumber(sweep.pr_number as u64);
     // Deliveries come out of order: a finished sweep never moves back to
     // running.
-    let state = match (sweep.state.as_str(), status) {
-        ("completed", _) => None,
-        (_, "completed") => Some("completed"),
-        _ => Some("running"),
+    let state = match (sweep.state, status) {
+        (SweepState::Completed, _) => None,
+        (_, "completed") => Some(SweepState::Completed),
+        _ => Some(SweepState::Running),
     };
     let conclusion = conclusion.filter(|_| status == "completed");
     if state.is_some() || conclusion.is_some() {
@@ -409,7 +408,7 @@ impl Handler for SweepJobs {
             })
             .await?;
         // The first job to start means the run is under way.
-        if sweep.state == "dispatched" {
+        if sweep.state == SweepState::Dispatched {
             store_running(&ctx.store, &sweep.sweep_id).await?;
         }
         Ok(())
@@ -421,7 +420,7 @@ async fn store_running(store: &Store, sweep_id: &str) -> Result<(), HandlerError
         .update_sweep(
             sweep_id,
             &SweepUpdate {
-                state: Some("running"),
+                state: Some(SweepState::Running),
                 ..SweepUpdate::default()
             },
             now_ms(),

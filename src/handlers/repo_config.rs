@@ -7,8 +7,6 @@ use crate::store::{Store, now_ms};
 use sweepgate_core::config::{ConfigError, RepoConfig, repo::REPO_CONFIG_PATH};
 use sweepgate_core::ids::RepoName;
 
-const NS: &str = "repo-config";
-
 pub struct Loaded {
     pub config: RepoConfig,
     /// Set when the file on the default branch is invalid.
@@ -30,7 +28,7 @@ pub async fn load(
     match RepoConfig::from_toml(REPO_CONFIG_PATH, &bytes) {
         Ok(config) => {
             let text = String::from_utf8_lossy(&bytes);
-            store.kv_put(NS, &repo.0, &text, now_ms()).await?;
+            store.keep_valid_config(repo, &text, now_ms()).await?;
             Ok(Loaded {
                 config,
                 error: None,
@@ -38,7 +36,7 @@ pub async fn load(
         }
         Err(error) => {
             let last = store
-                .kv_get(NS, &repo.0)
+                .last_valid_config(repo)
                 .await?
                 .and_then(|t| RepoConfig::from_toml(REPO_CONFIG_PATH, t.as_bytes()).ok())
                 .unwrap_or_default();

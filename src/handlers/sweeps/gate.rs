@@ -13,8 +13,6 @@ use sweepgate_core::ids::{PrNumber, RepoName};
 use sweepgate_core::recipe::changelog;
 use sweepgate_core::sweep::gate::{self, GateOutcome};
 
-const NS_FORK_BOUND: &str = "fork-sweep-bound";
-
 /// The sweep gate on every push and label change (`docs/contracts.md` §2, §5):
 /// in `track` mode a check run and one comment, edited in place.
 pub(crate) struct SweepGate {
@@ -269,7 +267,6 @@ async fn fork_binding(
     head: &str,
     labeler: Option<&(String, sweepgate_core::commands::RepoRole)>,
 ) -> Result<Option<String>, HandlerError> {
-    let key = format!("{repo}#{pr}");
     let applied_now = ev.action == "labeled"
         && ev
             .label
@@ -279,10 +276,8 @@ async fn fork_binding(
         && let Some((_, role)) = labeler
         && *role >= sweepgate_core::commands::RepoRole::Write
     {
-        ctx.store
-            .kv_put(NS_FORK_BOUND, &key, head, now_ms())
-            .await?;
+        ctx.store.bind_fork(repo, pr, head, now_ms()).await?;
         return Ok(Some(head.to_owned()));
     }
-    Ok(ctx.store.kv_get(NS_FORK_BOUND, &key).await?)
+    Ok(ctx.store.fork_binding(repo, pr).await?)
 }
