@@ -166,6 +166,7 @@ pub(crate) async fn on_gate(
                 base_sha: d.base_sha,
                 primary,
                 modifiers,
+                roles: &cfg.labels.roles,
             });
             // The workflow definition comes from the default branch, never
             // from the PR; the PR's commit is an input.
@@ -236,7 +237,7 @@ async fn job_list(
     let inputs = matrix::Inputs { master, runners };
     let entries = pure::entry_flags(d.appended);
     Ok(
-        jobs::jobs_for_entries(&inputs, &entries, pure::label_flags(primary, modifiers))
+        jobs::jobs_for_entries(&inputs, &entries, pure::label_flags(&cfg.labels.roles, primary, modifiers))
             .map_err(|e| e.to_string()),
     )
 }
@@ -340,12 +341,8 @@ pub(crate) struct SweepJobs;
 
 #[async_trait::async_trait]
 impl Handler for SweepJobs {
-    fn name(&self) -> &'static str {
-        "sweep-jobs"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        kind.starts_with("workflow_job.") || kind.starts_with("check_run.")
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::SweepJobs
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
@@ -472,7 +469,7 @@ pub async fn refresh_open_sweeps(services: &Services, store: &Store) -> anyhow::
         let job = NewJob {
             kind: "workflow_run.completed".into(),
             serial_key: Some(format!("{}#{}", s.repository, s.pr_number)),
-            payload: "{}".into(),
+            payload: crate::events::JobPayload::delivery("workflow_run", Some("completed")).to_json(),
             max_attempts: crate::queue::QueueConfig::default().max_attempts,
             run_after: now,
         };

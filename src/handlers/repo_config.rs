@@ -144,15 +144,8 @@ async fn report(
 
 #[async_trait::async_trait]
 impl crate::events::Handler for ConfigCheck {
-    fn name(&self) -> &'static str {
-        "config-check"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(
-            kind,
-            "push" | "pull_request.opened" | "pull_request.reopened" | "pull_request.synchronize"
-        )
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::ConfigCheck
     }
 
     async fn handle(

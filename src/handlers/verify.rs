@@ -135,23 +135,8 @@ fn trigger(event: &Event) -> Option<Trigger> {
 
 #[async_trait]
 impl Handler for SignoffVerifier {
-    fn name(&self) -> &'static str {
-        "verifier"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(
-            kind,
-            "issue_comment.created"
-                | "issue_comment.edited"
-                | "pull_request_review.submitted"
-                | "pull_request_review.edited"
-                | "pull_request_review_comment.created"
-                | "pull_request_review_comment.edited"
-                | "pull_request.opened"
-                | "pull_request.reopened"
-                | "pull_request.synchronize"
-        )
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::SignoffVerifier
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {

@@ -29,20 +29,8 @@ pub(crate) const GATE_CHECK: &str = "sweepgate / sweep-gate";
 
 #[async_trait]
 impl Handler for SweepGate {
-    fn name(&self) -> &'static str {
-        "sweep-gate"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(
-            kind,
-            "pull_request.opened"
-                | "pull_request.reopened"
-                | "pull_request.synchronize"
-                | "pull_request.labeled"
-                | "pull_request.unlabeled"
-                | "pull_request.ready_for_review"
-        )
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::SweepGate
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
@@ -84,8 +72,8 @@ impl Handler for SweepGate {
                 .unwrap_or_default();
             let has = |l: &str| labels.iter().any(|x| x == l);
             let opts = changelog::GateOptions {
-                all_evals_label: has("all-evals"),
-                evals_only_label: has("evals-only"),
+                all_evals_label: has(&cfg.labels.roles.all_evals),
+                evals_only_label: has(&cfg.labels.roles.evals_only),
                 master_keys: master.as_ref().ok().map(|_| keys.as_slice()),
             };
             let report = changelog::pr_gate(&cfg.paths.changelog, &before, &after, &opts);

@@ -25,12 +25,8 @@ impl StagingCallback {
 
 #[async_trait]
 impl Handler for StagingCallback {
-    fn name(&self) -> &'static str {
-        "staging-callback"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        kind == "repository_dispatch"
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::StagingCallback
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
