@@ -14,9 +14,7 @@ const KEY_NAME: &str = "dashboard-link";
 /// The store's link key, made on first use.
 pub(crate) async fn link_key(store: &Store) -> Result<Vec<u8>, StoreError> {
     let fresh = hex::encode(rand::random::<[u8; 32]>());
-    let stored = store
-        .signing_key(KEY_NAME, &fresh, now_ms())
-        .await?;
+    let stored = store.signing_key(KEY_NAME, &fresh, now_ms()).await?;
     Ok(hex::decode(&stored).unwrap_or_else(|_| stored.into_bytes()))
 }
 

@@ -10,7 +10,7 @@
 pub(crate) mod api;
 pub(crate) mod auth;
 pub mod links;
-pub(crate) mod svg;
+pub mod svg;
 
 use crate::config::server::Secret;
 use crate::store::{ActivityRow, JobState, QueueCounts, Store, StoreError, SweepState, now_ms};

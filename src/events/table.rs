@@ -59,11 +59,7 @@ pub struct Route {
 
 use HandlerId::*;
 
-const fn on(
-    event: &'static str,
-    action: &'static str,
-    handlers: &'static [HandlerId],
-) -> Route {
+const fn on(event: &'static str, action: &'static str, handlers: &'static [HandlerId]) -> Route {
     Route {
         event,
         action: Some(action),
@@ -86,12 +82,24 @@ pub const ROUTES: &[Route] = &[
     on(
         "pull_request",
         "opened",
-        &[ContributionGuide, SignoffVerifier, RecipeLint, ConfigCheck, SweepGate],
+        &[
+            ContributionGuide,
+            SignoffVerifier,
+            RecipeLint,
+            ConfigCheck,
+            SweepGate,
+        ],
     ),
     on(
         "pull_request",
         "reopened",
-        &[ContributionGuide, SignoffVerifier, RecipeLint, ConfigCheck, SweepGate],
+        &[
+            ContributionGuide,
+            SignoffVerifier,
+            RecipeLint,
+            ConfigCheck,
+            SweepGate,
+        ],
     ),
     on(
         "pull_request",
@@ -233,7 +241,11 @@ pub fn events() -> Vec<&'static str> {
 pub fn handled_events() -> Vec<&'static str> {
     events()
         .into_iter()
-        .filter(|e| ROUTES.iter().any(|r| r.event == *e && !r.handlers.is_empty()))
+        .filter(|e| {
+            ROUTES
+                .iter()
+                .any(|r| r.event == *e && !r.handlers.is_empty())
+        })
         .collect()
 }
 

@@ -236,10 +236,12 @@ async fn job_list(
     };
     let inputs = matrix::Inputs { master, runners };
     let entries = pure::entry_flags(d.appended);
-    Ok(
-        jobs::jobs_for_entries(&inputs, &entries, pure::label_flags(&cfg.labels.roles, primary, modifiers))
-            .map_err(|e| e.to_string()),
+    Ok(jobs::jobs_for_entries(
+        &inputs,
+        &entries,
+        pure::label_flags(&cfg.labels.roles, primary, modifiers),
     )
+    .map_err(|e| e.to_string()))
 }
 
 /// Cancels open sweeps (their runs too) and records why.
@@ -469,7 +471,8 @@ pub async fn refresh_open_sweeps(services: &Services, store: &Store) -> anyhow::
         let job = NewJob {
             kind: "workflow_run.completed".into(),
             serial_key: Some(format!("{}#{}", s.repository, s.pr_number)),
-            payload: crate::events::JobPayload::delivery("workflow_run", Some("completed")).to_json(),
+            payload: crate::events::JobPayload::delivery("workflow_run", Some("completed"))
+                .to_json(),
             max_attempts: crate::queue::QueueConfig::default().max_attempts,
             run_after: now,
         };

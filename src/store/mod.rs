@@ -568,7 +568,7 @@ pub trait Storage: Send + Sync + 'static {
 }
 
 /// Durability of SQLite commits (`docs/operations.md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SqliteSync {
     /// WAL + `synchronous=NORMAL`: a commit survives a crash of the process.
@@ -576,6 +576,24 @@ pub enum SqliteSync {
     Normal,
     /// WAL + `synchronous=FULL`: a commit also survives power loss.
     Full,
+}
+
+impl SqliteSync {
+    /// The names the command line and the server file accept.
+    pub const NAMES: [&'static str; 2] = ["normal", "full"];
+}
+
+impl FromStr for SqliteSync {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "normal" => Ok(SqliteSync::Normal),
+            "full" => Ok(SqliteSync::Full),
+            other => Err(format!(
+                "unknown SQLite durability `{other}` (normal or full)"
+            )),
+        }
+    }
 }
 
 /// Opens the store named by `url` (`sqlite:path`, `sqlite::memory:`,

@@ -27,7 +27,10 @@ fn the_manifest_subscribes_to_exactly_the_handled_events() {
     let manifest: BTreeSet<String> = deploy::events().into_iter().map(String::from).collect();
     assert_eq!(manifest, handled);
     // And the committed manifest is the one rendered from the table.
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/github-app-manifest.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/deploy/github-app-manifest.json"
+    );
     let committed: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let listed: BTreeSet<String> = committed["default_events"]
@@ -54,7 +57,10 @@ async fn the_router_runs_exactly_the_handlers_the_table_names() {
 /// with no handler, and one never read at all.
 const UNHANDLED: &[(&str, &str)] = &[
     ("pull_request", "pull_request/closed.payload.json"),
-    ("pull_request", "pull_request/converted_to_draft.payload.json"),
+    (
+        "pull_request",
+        "pull_request/converted_to_draft.payload.json",
+    ),
     ("installation", "installation/created.payload.json"),
     ("installation", "installation/deleted.payload.json"),
     (
@@ -83,13 +89,21 @@ async fn a_delivery_no_handler_takes_is_stored_as_ignored_and_never_queued() {
         // fixture: the same payloads with that action.
         for (event, file, action) in [
             ("pull_request", "pull_request/opened.payload.json", "edited"),
-            ("workflow_run", "workflow_run/completed.payload.json", "requested"),
+            (
+                "workflow_run",
+                "workflow_run/completed.payload.json",
+                "requested",
+            ),
         ] {
             let path = common::data_dir().join("github/webhooks").join(file);
             let mut v: serde_json::Value =
                 serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
             v["action"] = action.into();
-            bodies.push((event, format!("{event}.{action}"), v.to_string().into_bytes()));
+            bodies.push((
+                event,
+                format!("{event}.{action}"),
+                v.to_string().into_bytes(),
+            ));
         }
         for (i, (event, name, body)) in bodies.into_iter().enumerate() {
             let id = format!("unhandled-{i}");

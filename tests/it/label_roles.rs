@@ -68,6 +68,28 @@ fn normalize(text: &str) -> String {
     tokens.replace_all(&out, "token=TOKEN").into_owned()
 }
 
+/// Commits by order of appearance: the configuration file is part of the
+/// default branch, so every commit id differs between the runs.
+fn number_commits(writes: &mut [String]) {
+    let full = regex::Regex::new(r"\b[0-9a-f]{40}\b").unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    for w in writes.iter() {
+        for m in full.find_iter(w) {
+            if !seen.iter().any(|s| s == m.as_str()) {
+                seen.push(m.as_str().to_owned());
+            }
+        }
+    }
+    for w in writes.iter_mut() {
+        for (n, sha) in seen.iter().enumerate() {
+            // The full id first, then the short forms comments use.
+            for len in [40, 12, 10, 8, 7] {
+                *w = w.replace(&sha[..len], &format!("COMMIT{n}"));
+            }
+        }
+    }
+}
+
 /// Runs the transcript; every write request sweepgate sent to GitHub.
 async fn transcript(renamed: bool) -> Vec<String> {
     let mut files = fixture_files();
@@ -107,7 +129,8 @@ async fn transcript(renamed: bool) -> Vec<String> {
     w.deliver().await;
     // Fail-fast with the canary; then no canary; then evals only; then a
     // modifier without a primary label.
-    pr.add_label(&label("full-sweep-fail-fast"), "maint").unwrap();
+    pr.add_label(&label("full-sweep-fail-fast"), "maint")
+        .unwrap();
     w.deliver().await;
     pr.remove_label(&label("full-sweep-fail-fast"), "maint")
         .unwrap();
@@ -121,7 +144,7 @@ async fn transcript(renamed: bool) -> Vec<String> {
     w.deliver().await;
     let dispatches = w.sandbox.workflow_dispatches();
     assert_eq!(dispatches.len(), 3, "renamed: {renamed}");
-    let writes: Vec<String> = w
+    let mut writes: Vec<String> = w
         .sandbox
         .requests()
         .into_iter()
@@ -131,6 +154,7 @@ async fn transcript(renamed: bool) -> Vec<String> {
             normalize(&format!("{} {} {body}", r.method, r.path))
         })
         .collect();
+    number_commits(&mut writes);
     w.take_comments(pr.number);
     w.finish(&[pr.number]).await;
     writes
@@ -146,9 +170,17 @@ async fn renaming_every_label_in_the_config_changes_no_behaviour() {
         .filter(|w| w.contains("/dispatches"))
         .collect();
     assert_eq!(inputs.len(), 3, "{inputs:#?}");
-    assert!(inputs[0].contains(r#""canary":"true""#) && inputs[0].contains(r#""fail-fast":"true""#));
-    assert!(inputs[1].contains(r#""canary":"false""#) && inputs[1].contains(r#""fail-fast":"false""#));
-    assert!(inputs[2].contains(r#""modifiers":"evals-only""#), "{}", inputs[2]);
+    assert!(
+        inputs[0].contains(r#""canary":"true""#) && inputs[0].contains(r#""fail-fast":"true""#)
+    );
+    assert!(
+        inputs[1].contains(r#""canary":"false""#) && inputs[1].contains(r#""fail-fast":"false""#)
+    );
+    assert!(
+        inputs[2].contains(r#""modifiers":"evals-only""#),
+        "{}",
+        inputs[2]
+    );
     assert_eq!(default.len(), renamed.len());
     for (d, r) in default.iter().zip(&renamed) {
         assert_eq!(d, r);

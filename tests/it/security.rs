@@ -420,7 +420,11 @@ async fn a_fork_pr_sweeps_only_on_a_maintainers_label_bound_to_its_head() {
             .await
             .unwrap();
     assert_eq!(sweeps.len(), 1);
-    assert_eq!(sweeps[0].state, sweepgate::store::SweepState::Cancelled, "the old head's sweep stops");
+    assert_eq!(
+        sweeps[0].state,
+        sweepgate::store::SweepState::Cancelled,
+        "the old head's sweep stops"
+    );
 
     // A new label by the maintainer sweeps the new head.
     pr.remove_label(LABEL, "maint").unwrap();

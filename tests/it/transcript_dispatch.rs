@@ -349,7 +349,8 @@ async fn workflow_job_and_check_run_events_follow_the_sweeps_jobs() {
     w.deliver().await;
     let sweep = stored_sweeps(&w, pr.number).await.remove(0);
     assert_eq!(
-        sweep.state, sweepgate::store::SweepState::Running,
+        sweep.state,
+        sweepgate::store::SweepState::Running,
         "a queued job means the run is under way"
     );
     let states =

@@ -120,33 +120,83 @@ async fn as_previous_release(scratch: &str) -> String {
     }
     // The previous release's kv rows (namespaces, keys and values as
     // `src/handlers/*` wrote them).
-    for r in rows(&pool, "SELECT sweep_id, dispatch_sent_at FROM sweeps WHERE dispatch_sent_at IS NOT NULL").await {
+    for r in rows(
+        &pool,
+        "SELECT sweep_id, dispatch_sent_at FROM sweeps WHERE dispatch_sent_at IS NOT NULL",
+    )
+    .await
+    {
         sql += &kv("sweep-dispatch-sent", r.get::<&str, _>(0), "sent", r.get(1));
     }
-    for r in rows(&pool, "SELECT repository, pr_number, run_id, pinned_by, command_comment_id, updated_at FROM pins").await {
+    for r in rows(
+        &pool,
+        "SELECT repository, pr_number, run_id, pinned_by, command_comment_id, updated_at FROM pins",
+    )
+    .await
+    {
         let v = json!({ "run": r.get::<i64, _>(2), "by": r.get::<&str, _>(3), "comment": r.get::<Option<i64>, _>(4) });
         let key = format!("{}#{}", r.get::<&str, _>(0), r.get::<i64, _>(1));
         sql += &kv("pin", &key, &v.to_string(), r.get(5));
     }
-    for r in rows(&pool, "SELECT repository, pr_number, head_sha, bound_at FROM fork_bindings").await {
+    for r in rows(
+        &pool,
+        "SELECT repository, pr_number, head_sha, bound_at FROM fork_bindings",
+    )
+    .await
+    {
         let key = format!("{}#{}", r.get::<&str, _>(0), r.get::<i64, _>(1));
         sql += &kv("fork-sweep-bound", &key, r.get(2), r.get(3));
     }
-    for r in rows(&pool, "SELECT repository, head_sha, digest, published_at FROM verdict_check_runs").await {
+    for r in rows(
+        &pool,
+        "SELECT repository, head_sha, digest, published_at FROM verdict_check_runs",
+    )
+    .await
+    {
         let key = format!("{}@{}", r.get::<&str, _>(0), r.get::<&str, _>(1));
         sql += &kv("verdict-check-run", &key, r.get(2), r.get(3));
     }
-    for r in rows(&pool, "SELECT reply_comment_id, command_comment_id, run_id, updated_at FROM staging_replies").await {
+    for r in rows(
+        &pool,
+        "SELECT reply_comment_id, command_comment_id, run_id, updated_at FROM staging_replies",
+    )
+    .await
+    {
         let v = json!({ "command_comment": r.get::<Option<i64>, _>(1), "run": r.get::<i64, _>(2) });
-        sql += &kv("staging-reply", &r.get::<i64, _>(0).to_string(), &v.to_string(), r.get(3));
+        sql += &kv(
+            "staging-reply",
+            &r.get::<i64, _>(0).to_string(),
+            &v.to_string(),
+            r.get(3),
+        );
     }
-    for r in rows(&pool, "SELECT run_id, attempt, reply_comment_id, sent_at FROM staging_sent").await {
-        let key = format!("{}:{}:{}", r.get::<i64, _>(0), r.get::<i64, _>(1), r.get::<i64, _>(2));
+    for r in rows(
+        &pool,
+        "SELECT run_id, attempt, reply_comment_id, sent_at FROM staging_sent",
+    )
+    .await
+    {
+        let key = format!(
+            "{}:{}:{}",
+            r.get::<i64, _>(0),
+            r.get::<i64, _>(1),
+            r.get::<i64, _>(2)
+        );
         sql += &kv("staging-sent", &key, "sent", r.get(3));
     }
     let mut runs: BTreeMap<String, (Vec<i64>, i64)> = BTreeMap::new();
-    for r in rows(&pool, "SELECT repository, pr_number, actor, at FROM verifier_runs ORDER BY at").await {
-        let key = format!("{}#{}:{}", r.get::<&str, _>(0), r.get::<i64, _>(1), r.get::<&str, _>(2));
+    for r in rows(
+        &pool,
+        "SELECT repository, pr_number, actor, at FROM verifier_runs ORDER BY at",
+    )
+    .await
+    {
+        let key = format!(
+            "{}#{}:{}",
+            r.get::<&str, _>(0),
+            r.get::<i64, _>(1),
+            r.get::<&str, _>(2)
+        );
         let e = runs.entry(key).or_default();
         e.0.push(r.get(3));
         e.1 = r.get(3);
@@ -155,26 +205,54 @@ async fn as_previous_release(scratch: &str) -> String {
         sql += &kv("verifier-runs", &key, &json!(times).to_string(), at);
     }
     let mut authored: BTreeMap<String, (serde_json::Value, i64)> = BTreeMap::new();
-    for r in rows(&pool, "SELECT repository, pr_number, comment_id, lines, updated_at FROM authored_commands").await {
+    for r in rows(
+        &pool,
+        "SELECT repository, pr_number, comment_id, lines, updated_at FROM authored_commands",
+    )
+    .await
+    {
         let key = format!("{}#{}", r.get::<&str, _>(0), r.get::<i64, _>(1));
-        let e = authored.entry(key).or_insert((json!({"commands": {}, "signoffs": {}}), 0));
-        let lines: Vec<&str> = r.get::<&str, _>(3).split('\n').filter(|l| !l.is_empty()).collect();
+        let e = authored
+            .entry(key)
+            .or_insert((json!({"commands": {}, "signoffs": {}}), 0));
+        let lines: Vec<&str> = r
+            .get::<&str, _>(3)
+            .split('\n')
+            .filter(|l| !l.is_empty())
+            .collect();
         e.0["commands"][r.get::<i64, _>(2).to_string()] = json!(lines);
         e.1 = e.1.max(r.get(4));
     }
-    for r in rows(&pool, "SELECT repository, pr_number, url, body_sha256, updated_at FROM authored_signoffs").await {
+    for r in rows(
+        &pool,
+        "SELECT repository, pr_number, url, body_sha256, updated_at FROM authored_signoffs",
+    )
+    .await
+    {
         let key = format!("{}#{}", r.get::<&str, _>(0), r.get::<i64, _>(1));
-        let e = authored.entry(key).or_insert((json!({"commands": {}, "signoffs": {}}), 0));
+        let e = authored
+            .entry(key)
+            .or_insert((json!({"commands": {}, "signoffs": {}}), 0));
         e.0["signoffs"][r.get::<&str, _>(2)] = json!(r.get::<&str, _>(3));
         e.1 = e.1.max(r.get(4));
     }
     for (key, (v, at)) in authored {
         sql += &kv("authored", &key, &v.to_string(), at);
     }
-    for r in rows(&pool, "SELECT repository, text, updated_at FROM repo_configs").await {
+    for r in rows(
+        &pool,
+        "SELECT repository, text, updated_at FROM repo_configs",
+    )
+    .await
+    {
         sql += &kv("repo-config", r.get(0), r.get(1), r.get(2));
     }
-    for r in rows(&pool, "SELECT key_hex, created_at FROM signing_keys WHERE name = 'dashboard-link'").await {
+    for r in rows(
+        &pool,
+        "SELECT key_hex, created_at FROM signing_keys WHERE name = 'dashboard-link'",
+    )
+    .await
+    {
         sql += &kv("dashboard", "link-key", r.get(0), r.get(1));
     }
     pool.close().await;
@@ -201,15 +279,31 @@ async fn typed_state(url: &str) -> Vec<Vec<String>> {
     if url.starts_with("sqlite:") {
         let pool = sqlx::SqlitePool::connect(url).await.unwrap();
         for q in KEPT_STATE {
-            let q = q.replace("CAST(dispatch_sent_at IS NOT NULL AS TEXT)", "CASE WHEN dispatch_sent_at IS NULL THEN 'unsent' ELSE 'sent' END");
-            out.push(sqlx::query_scalar(sqlx::AssertSqlSafe(q)).fetch_all(&pool).await.unwrap());
+            let q = q.replace(
+                "CAST(dispatch_sent_at IS NOT NULL AS TEXT)",
+                "CASE WHEN dispatch_sent_at IS NULL THEN 'unsent' ELSE 'sent' END",
+            );
+            out.push(
+                sqlx::query_scalar(sqlx::AssertSqlSafe(q))
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap(),
+            );
         }
         pool.close().await;
     } else {
         let pool = sqlx::PgPool::connect(url).await.unwrap();
         for q in KEPT_STATE {
-            let q = q.replace("CAST(dispatch_sent_at IS NOT NULL AS TEXT)", "CASE WHEN dispatch_sent_at IS NULL THEN 'unsent' ELSE 'sent' END");
-            out.push(sqlx::query_scalar(sqlx::AssertSqlSafe(q)).fetch_all(&pool).await.unwrap());
+            let q = q.replace(
+                "CAST(dispatch_sent_at IS NOT NULL AS TEXT)",
+                "CASE WHEN dispatch_sent_at IS NULL THEN 'unsent' ELSE 'sent' END",
+            );
+            out.push(
+                sqlx::query_scalar(sqlx::AssertSqlSafe(q))
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap(),
+            );
         }
         pool.close().await;
     }
@@ -218,9 +312,15 @@ async fn typed_state(url: &str) -> Vec<Vec<String>> {
 
 /// Migrations 0001–0005 only: the previous release's schema.
 async fn previous_schema(db: &TestDb) {
-    let backend = if db.url.starts_with("sqlite:") { "sqlite" } else { "postgres" };
+    let backend = if db.url.starts_with("sqlite:") {
+        "sqlite"
+    } else {
+        "postgres"
+    };
     let dir = tempfile::tempdir().unwrap();
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations").join(backend);
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(backend);
     for entry in std::fs::read_dir(&src).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -244,11 +344,17 @@ async fn previous_schema(db: &TestDb) {
 async fn execute(url: &str, sql: &str) {
     if url.starts_with("sqlite:") {
         let pool = sqlx::SqlitePool::connect(url).await.unwrap();
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned())).execute(&pool).await.unwrap();
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+            .execute(&pool)
+            .await
+            .unwrap();
         pool.close().await;
     } else {
         let pool = sqlx::PgPool::connect(url).await.unwrap();
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned())).execute(&pool).await.unwrap();
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+            .execute(&pool)
+            .await
+            .unwrap();
         // Ids were copied: the sequence goes on after them.
         sqlx::raw_sql(sqlx::AssertSqlSafe(
             "SELECT setval('jobs_id_seq', (SELECT MAX(id) FROM jobs)); \
@@ -271,7 +377,10 @@ fn in_flight(deliveries: &[(String, String)], pr: u64, now: i64) -> String {
     let mut sql = String::new();
     for (id, kind) in deliveries {
         let (state, lease) = if kind == "workflow_run.completed" {
-            ("running", format!("4242, 'old-replica-0', {}", now - 60_000))
+            (
+                "running",
+                format!("4242, 'old-replica-0', {}", now - 60_000),
+            )
         } else {
             ("pending", "NULL, NULL, NULL".to_owned())
         };
@@ -350,14 +459,18 @@ async fn upgrade_keeps_everything(old: TestDb) -> TestDb {
     w.deliver().await;
     w.take_comments(pr.number);
     let before = acts(&w);
-    assert_eq!((before.0, before.1), (1, 1), "one sweep dispatched, one staging sent");
+    assert_eq!(
+        (before.0, before.1),
+        (1, 1),
+        "one sweep dispatched, one staging sent"
+    );
 
     // The previous release's database: 0001–0005, its kv rows, and jobs
     // in flight.
     let scratch_url = w.db.url.clone();
     let scratch_state = typed_state(&scratch_url).await;
     previous_schema(&old).await;
-    let mut script = as_previous_release(&scratch_url).await;
+    let script = as_previous_release(&scratch_url).await;
     let deliveries: Vec<(String, String)> = {
         let mut d = Vec::new();
         for row in w.db.store.recent_deliveries(1000).await.unwrap() {
@@ -374,11 +487,15 @@ async fn upgrade_keeps_everything(old: TestDb) -> TestDb {
         d.sort();
         d
     };
-    assert!(deliveries.iter().any(|(_, k)| k == "workflow_run.completed"));
+    assert!(
+        deliveries
+            .iter()
+            .any(|(_, k)| k == "workflow_run.completed")
+    );
     assert!(deliveries.iter().any(|(_, k)| k == "pull_request.labeled"));
     assert!(deliveries.iter().any(|(_, k)| k == "issue_comment.created"));
-    script += &in_flight(&deliveries, pr.number, now_ms());
     execute(&old.url, &script).await;
+    execute(&old.url, &in_flight(&deliveries, pr.number, now_ms())).await;
 
     // Upgrade: the release's own migration run.
     old.store.migrate().await.unwrap();
@@ -400,23 +517,50 @@ async fn upgrade_keeps_everything(old: TestDb) -> TestDb {
     ));
     let ran = w.drain().await;
     assert_eq!(ran, deliveries.len() + 1, "every job in flight ran");
-    let outcomes: Vec<String> = w
-        .db
-        .store
-        .jobs(None, 1000)
-        .await
-        .unwrap()
-        .into_iter()
-        .filter(|j| j.kind == "pull_request.closed")
-        .filter_map(|j| j.outcome)
-        .collect();
+    let outcomes: Vec<String> =
+        w.db.store
+            .jobs(None, 1000)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|j| j.kind == "pull_request.closed")
+            .filter_map(|j| j.outcome)
+            .collect();
     assert_eq!(outcomes, ["no handler for `pull_request.closed`"]);
     w.deliver().await;
-    assert_eq!(acts(&w), before, "{}: nothing acted twice", w.db.name);
-    w.assert_no_unexpected_comments(pr.number);
+    let after = acts(&w);
+    assert_eq!(
+        (after.0, after.1),
+        (before.0, before.1),
+        "{}: dispatched or staged twice",
+        w.db.name
+    );
+    let ids = |a: &[(u64, String)]| a.iter().map(|c| c.0).collect::<Vec<_>>();
+    assert_eq!(
+        ids(&after.2),
+        ids(&before.2),
+        "{}: no new comment",
+        w.db.name
+    );
+    // The one edit a re-run makes (as it would without an upgrade): the
+    // gate's comment now says the sweep it found was dispatched.
+    let changed: Vec<&(u64, String)> = after.2.iter().filter(|c| !before.2.contains(c)).collect();
+    assert!(
+        changed
+            .iter()
+            .all(|(_, body)| body.contains("<!-- sweepgate:sweep-gate -->")
+                && body.contains(&format!("was dispatched as run {run}."))),
+        "{}: commented again: {changed:#?}",
+        w.db.name
+    );
+    let edited = changed.len();
+    assert_eq!(w.take_comments(pr.number).len(), edited);
     let repo = RepoName::new(OWNER, REPO);
     assert_eq!(
-        w.db.store.fork_binding(&repo, PrNumber(pr.number)).await.unwrap(),
+        w.db.store
+            .fork_binding(&repo, PrNumber(pr.number))
+            .await
+            .unwrap(),
         Some(bound.clone())
     );
 
@@ -443,11 +587,14 @@ async fn upgrade_keeps_everything(old: TestDb) -> TestDb {
     );
     assert_eq!(s.workflow_dispatches().len(), 1);
     // A job queued by this release carries its event.
-    let newest = w.db.store.jobs(None, 1).await.unwrap();
-    assert!(
-        newest[0].payload.starts_with(r#"{"type":"delivery","event":"pull_request""#),
-        "{}",
-        newest[0].payload
+    let pushed = w.db.store.jobs(None, 1000).await.unwrap();
+    let pushed = pushed
+        .iter()
+        .find(|j| j.kind == "pull_request.synchronize")
+        .unwrap();
+    assert_eq!(
+        pushed.payload,
+        r#"{"type":"delivery","event":"pull_request","action":"synchronize"}"#
     );
     w.take_comments(pr.number);
     let World { db, .. } = w;
@@ -474,11 +621,7 @@ async fn an_upgraded_postgres_database_acts_on_nothing_twice() {
 async fn the_upgraded_store_serves_the_dashboard() {
     let db = TestDb::sqlite_unmigrated().await;
     previous_schema(&db).await;
-    execute(
-        &db.url,
-        &kv("dashboard", "link-key", &"ab".repeat(32), 1),
-    )
-    .await;
+    execute(&db.url, &kv("dashboard", "link-key", &"ab".repeat(32), 1)).await;
     db.store.migrate().await.unwrap();
     let app = sweepgate::dashboard::router(sweepgate::dashboard::DashState::new(
         db.store.clone(),
@@ -497,7 +640,10 @@ async fn the_upgraded_store_serves_the_dashboard() {
         .unwrap();
     assert_eq!(resp.status(), 200);
     assert_eq!(
-        db.store.signing_key("dashboard-link", "ff", 2).await.unwrap(),
+        db.store
+            .signing_key("dashboard-link", "ff", 2)
+            .await
+            .unwrap(),
         "ab".repeat(32),
         "the link key survives, so links already sent keep working"
     );

@@ -67,8 +67,7 @@ pub(crate) async fn prepare(
             }
         },
         None => {
-            completed_sweep_runs(api, repo, &cfg.sweep.workflow, &pull.head.name, &swept)
-                .await?
+            completed_sweep_runs(api, repo, &cfg.sweep.workflow, &pull.head.name, &swept).await?
         }
     };
     let mut first_reason = None;
