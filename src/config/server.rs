@@ -537,7 +537,8 @@ fn read_file(path: &Path) -> Result<FileConfig, ServerConfigError> {
 /// knows no command line).
 fn sqlite_sync_parser() -> impl clap::builder::TypedValueParser<Value = SqliteSync> {
     use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(SqliteSync::NAMES).try_map(|s| s.parse::<SqliteSync>())
+    clap::builder::PossibleValuesParser::new(SqliteSync::BY_NAME.map(|(name, _)| name))
+        .try_map(|s| s.parse::<SqliteSync>())
 }
 
 #[cfg(test)]

@@ -77,59 +77,48 @@ const fn ignored(event: &'static str, action: Option<&'static str>, why: &'stati
     }
 }
 
+const fn every_action(event: &'static str, handlers: &'static [HandlerId]) -> Route {
+    Route {
+        event,
+        action: None,
+        handlers,
+        why: "",
+    }
+}
+
+/// Who acts on a PR that opens (or reopens), becomes ready or is pushed to.
+const OPENED: &[HandlerId] = &[
+    ContributionGuide,
+    SignoffVerifier,
+    RecipeLint,
+    ConfigCheck,
+    SweepGate,
+];
+const READY: &[HandlerId] = &[ContributionGuide, RecipeLint, SweepGate];
+const PUSHED: &[HandlerId] = &[SignoffVerifier, RecipeLint, ConfigCheck, SweepGate];
+const COMMENT: &[HandlerId] = &[Commands, SignoffVerifier];
+
+/// Why the events no handler takes are ignored.
+const EDITED: &str = "a PR's title and body gate nothing (sign-offs are comments and reviews)";
+const CLOSED: &str = "nothing to do: a closed PR's open sweeps run to their end, followed by their `workflow_run` events";
+const DRAFT: &str = "a draft is re-checked when it is ready for review";
+const REQUESTED: &str = "a requested run has no jobs yet; `in_progress` follows";
+const INSTALLATION: &str =
+    "sweepgate asks GitHub for an installation's token when a delivery needs it";
+
 /// Every event sweepgate reads, in the order the manifest lists them.
 pub const ROUTES: &[Route] = &[
-    on(
-        "pull_request",
-        "opened",
-        &[
-            ContributionGuide,
-            SignoffVerifier,
-            RecipeLint,
-            ConfigCheck,
-            SweepGate,
-        ],
-    ),
-    on(
-        "pull_request",
-        "reopened",
-        &[
-            ContributionGuide,
-            SignoffVerifier,
-            RecipeLint,
-            ConfigCheck,
-            SweepGate,
-        ],
-    ),
-    on(
-        "pull_request",
-        "ready_for_review",
-        &[ContributionGuide, RecipeLint, SweepGate],
-    ),
-    on(
-        "pull_request",
-        "synchronize",
-        &[SignoffVerifier, RecipeLint, ConfigCheck, SweepGate],
-    ),
+    on("pull_request", "opened", OPENED),
+    on("pull_request", "reopened", OPENED),
+    on("pull_request", "ready_for_review", READY),
+    on("pull_request", "synchronize", PUSHED),
     on("pull_request", "labeled", &[SweepGate]),
     on("pull_request", "unlabeled", &[SweepGate]),
-    ignored(
-        "pull_request",
-        Some("edited"),
-        "a PR's title and body gate nothing (sign-offs are comments and reviews)",
-    ),
-    ignored(
-        "pull_request",
-        Some("closed"),
-        "nothing to do: a closed PR's open sweeps run to their end, followed by their `workflow_run` events",
-    ),
-    ignored(
-        "pull_request",
-        Some("converted_to_draft"),
-        "a draft is re-checked when it is ready for review",
-    ),
-    on("issue_comment", "created", &[Commands, SignoffVerifier]),
-    on("issue_comment", "edited", &[Commands, SignoffVerifier]),
+    ignored("pull_request", Some("edited"), EDITED),
+    ignored("pull_request", Some("closed"), CLOSED),
+    ignored("pull_request", Some("converted_to_draft"), DRAFT),
+    on("issue_comment", "created", COMMENT),
+    on("issue_comment", "edited", COMMENT),
     on("pull_request_review", "submitted", &[SignoffVerifier]),
     on("pull_request_review", "edited", &[SignoffVerifier]),
     on("pull_request_review_comment", "created", &[SignoffVerifier]),
@@ -139,37 +128,15 @@ pub const ROUTES: &[Route] = &[
     on("check_run", "rerequested", &[SweepJobs]),
     on("workflow_run", "in_progress", &[RunResults]),
     on("workflow_run", "completed", &[RunResults]),
-    ignored(
-        "workflow_run",
-        Some("requested"),
-        "a requested run has no jobs yet; `in_progress` follows",
-    ),
+    ignored("workflow_run", Some("requested"), REQUESTED),
     on("workflow_job", "queued", &[SweepJobs]),
     on("workflow_job", "in_progress", &[SweepJobs]),
     on("workflow_job", "completed", &[SweepJobs]),
     on("workflow_job", "waiting", &[SweepJobs]),
-    Route {
-        event: "repository_dispatch",
-        action: None,
-        handlers: &[StagingCallback],
-        why: "",
-    },
-    Route {
-        event: "push",
-        action: None,
-        handlers: &[ConfigCheck],
-        why: "",
-    },
-    ignored(
-        "installation",
-        None,
-        "sweepgate asks GitHub for an installation's token when a delivery needs it",
-    ),
-    ignored(
-        "installation_repositories",
-        None,
-        "sweepgate asks GitHub for an installation's token when a delivery needs it",
-    ),
+    every_action("repository_dispatch", &[StagingCallback]),
+    every_action("push", &[ConfigCheck]),
+    ignored("installation", None, INSTALLATION),
+    ignored("installation_repositories", None, INSTALLATION),
     ignored("ping", None, "ping"),
 ];
 
@@ -269,22 +236,18 @@ mod tests {
                 kind: "pull_request.opened".into()
             }
         );
-        assert!(matches!(
-            disposition("pull_request", Some("assigned")),
-            Disposition::Ignore(_)
-        ));
-        assert!(matches!(
-            disposition("pull_request", Some("closed")),
-            Disposition::Ignore(_)
-        ));
-        assert!(matches!(
-            disposition("star", Some("created")),
-            Disposition::Ignore(_)
-        ));
-        assert!(matches!(
-            disposition("installation", Some("created")),
-            Disposition::Ignore(_)
-        ));
+        for (event, action) in [
+            ("pull_request", "assigned"),
+            ("pull_request", "closed"),
+            ("star", "created"),
+            ("installation", "created"),
+        ] {
+            let d = disposition(event, Some(action));
+            assert!(
+                matches!(d, Disposition::Ignore(_)),
+                "{event}.{action}: {d:?}"
+            );
+        }
         assert_eq!(
             disposition("push", None),
             Disposition::Handle {

@@ -14,7 +14,7 @@ use sweepgate_core::checks::snapshot::Comment;
 use sweepgate_core::ids::{CommentId, PrNumber, RepoName};
 
 use crate::events::HandlerError;
-use crate::store::{Store, now_ms};
+use crate::store::{AuthoredEntry, Store, now_ms};
 
 /// One PR's record.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,9 +63,11 @@ impl Authored {
         if a.commands.get(&comment) == Some(&lines) {
             return Ok(());
         }
-        store
-            .put_authored_commands(repo, pr, CommentId(comment), &lines, now_ms())
-            .await?;
+        let entry = AuthoredEntry::Commands {
+            comment: CommentId(comment),
+            lines: &lines,
+        };
+        store.put_authored(repo, pr, &entry, now_ms()).await?;
         Ok(())
     }
 
@@ -82,9 +84,11 @@ impl Authored {
         if a.signoffs.get(url) == Some(&d) {
             return Ok(());
         }
-        store
-            .put_authored_signoff(repo, pr, url, &d, now_ms())
-            .await?;
+        let entry = AuthoredEntry::Signoff {
+            url,
+            body_sha256: &d,
+        };
+        store.put_authored(repo, pr, &entry, now_ms()).await?;
         Ok(())
     }
 

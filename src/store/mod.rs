@@ -325,6 +325,18 @@ pub struct StagingKey {
     pub reply: CommentId,
 }
 
+/// One thing an author wrote, as recorded (`docs/contracts.md` §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthoredEntry<'a> {
+    /// The command lines of a comment (none: its author removed them).
+    Commands {
+        comment: CommentId,
+        lines: &'a [String],
+    },
+    /// The SHA-256 of a sign-off body.
+    Signoff { url: &'a str, body_sha256: &'a str },
+}
+
 /// A PR's verifier runs caused by one actor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VerifierRunsOf<'a> {
@@ -525,26 +537,19 @@ pub trait Storage: Send + Sync + 'static {
         repo: &RepoName,
         pr: PrNumber,
     ) -> Result<Vec<(CommentId, Vec<String>)>, StoreError>;
-    async fn put_authored_commands(
-        &self,
-        repo: &RepoName,
-        pr: PrNumber,
-        comment: CommentId,
-        lines: &[String],
-        now: i64,
-    ) -> Result<(), StoreError>;
     /// Sign-off URL → SHA-256 of the body its author last wrote.
     async fn authored_signoffs(
         &self,
         repo: &RepoName,
         pr: PrNumber,
     ) -> Result<Vec<(String, String)>, StoreError>;
-    async fn put_authored_signoff(
+    /// Records what an author wrote (a comment's command lines, or a
+    /// sign-off's digest), replacing the earlier record of the same.
+    async fn put_authored(
         &self,
         repo: &RepoName,
         pr: PrNumber,
-        url: &str,
-        body_sha256: &str,
+        entry: &AuthoredEntry<'_>,
         now: i64,
     ) -> Result<(), StoreError>;
 
@@ -579,20 +584,18 @@ pub enum SqliteSync {
 }
 
 impl SqliteSync {
-    /// The names the command line and the server file accept.
-    pub const NAMES: [&'static str; 2] = ["normal", "full"];
+    /// Each durability by the name the command line and the server file use.
+    pub const BY_NAME: [(&'static str, SqliteSync); 2] =
+        [("normal", SqliteSync::Normal), ("full", SqliteSync::Full)];
 }
 
 impl FromStr for SqliteSync {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "normal" => Ok(SqliteSync::Normal),
-            "full" => Ok(SqliteSync::Full),
-            other => Err(format!(
-                "unknown SQLite durability `{other}` (normal or full)"
-            )),
-        }
+        Self::BY_NAME
+            .into_iter()
+            .find_map(|(name, sync)| (name == s).then_some(sync))
+            .ok_or_else(|| format!("unknown SQLite durability `{s}` (normal or full)"))
     }
 }
 

@@ -61,6 +61,16 @@ macro_rules! sql_store {
                 }
             }
 
+            /// A statement whose first two parameters are a PR's repository
+            /// and number.
+            fn pr_query(
+                sql: &'static str,
+                repo: &RepoName,
+                pr: PrNumber,
+            ) -> sqlx::query::Query<'static, $db, <$db as sqlx::Database>::Arguments> {
+                sqlx::query(sql).bind(repo.0.as_str()).bind(pr.0 as i64)
+            }
+
             async fn insert_job(
                 conn: &mut <$db as sqlx::Database>::Connection,
                 delivery: Option<&DeliveryId>,
@@ -663,13 +673,7 @@ macro_rules! sql_store {
                 }))
             }
 
-            async fn put_pin(
-                &self,
-                repo: &RepoName,
-                pr: PrNumber,
-                pin: &Pin,
-                now: i64,
-            ) -> Result<bool, StoreError> {
+            async fn put_pin(&self, repo: &RepoName, pr: PrNumber, pin: &Pin, now: i64) -> Result<bool, StoreError> {
                 let n = sqlx::query(
                     "INSERT INTO pins (repository, pr_number, run_id, pinned_by, \
                      command_comment_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6) \
@@ -704,10 +708,7 @@ macro_rules! sql_store {
                 Ok(n == 1)
             }
 
-            async fn staging_reply(
-                &self,
-                reply: CommentId,
-            ) -> Result<Option<StagingReply>, StoreError> {
+            async fn staging_reply(&self, reply: CommentId) -> Result<Option<StagingReply>, StoreError> {
                 let row: Option<(Option<i64>, i64)> = sqlx::query_as(
                     "SELECT command_comment_id, run_id FROM staging_replies \
                      WHERE reply_comment_id = $1",
@@ -721,12 +722,7 @@ macro_rules! sql_store {
                 }))
             }
 
-            async fn put_staging_reply(
-                &self,
-                reply: CommentId,
-                facts: &StagingReply,
-                now: i64,
-            ) -> Result<(), StoreError> {
+            async fn put_staging_reply(&self, reply: CommentId, facts: &StagingReply, now: i64) -> Result<(), StoreError> {
                 sqlx::query(
                     "INSERT INTO staging_replies (reply_comment_id, command_comment_id, run_id, \
                      updated_at) VALUES ($1, $2, $3, $4) \
@@ -771,11 +767,7 @@ macro_rules! sql_store {
                 Ok(())
             }
 
-            async fn fork_binding(
-                &self,
-                repo: &RepoName,
-                pr: PrNumber,
-            ) -> Result<Option<String>, StoreError> {
+            async fn fork_binding(&self, repo: &RepoName, pr: PrNumber) -> Result<Option<String>, StoreError> {
                 Ok(sqlx::query_scalar(
                     "SELECT head_sha FROM fork_bindings WHERE repository = $1 AND pr_number = $2",
                 )
@@ -785,20 +777,14 @@ macro_rules! sql_store {
                 .await?)
             }
 
-            async fn bind_fork(
-                &self,
-                repo: &RepoName,
-                pr: PrNumber,
-                head_sha: &str,
-                now: i64,
-            ) -> Result<(), StoreError> {
-                sqlx::query(
+            async fn bind_fork(&self, repo: &RepoName, pr: PrNumber, head_sha: &str, now: i64) -> Result<(), StoreError> {
+                Self::pr_query(
                     "INSERT INTO fork_bindings (repository, pr_number, head_sha, bound_at) \
                      VALUES ($1, $2, $3, $4) ON CONFLICT (repository, pr_number) DO UPDATE \
                      SET head_sha = excluded.head_sha, bound_at = excluded.bound_at",
+                    repo,
+                    pr,
                 )
-                .bind(&repo.0)
-                .bind(pr.0 as i64)
                 .bind(head_sha)
                 .bind(now)
                 .execute(&self.pool)
@@ -806,11 +792,7 @@ macro_rules! sql_store {
                 Ok(())
             }
 
-            async fn published_check_run(
-                &self,
-                repo: &RepoName,
-                head_sha: &str,
-            ) -> Result<Option<String>, StoreError> {
+            async fn published_check_run(&self, repo: &RepoName, head_sha: &str) -> Result<Option<String>, StoreError> {
                 Ok(sqlx::query_scalar(
                     "SELECT digest FROM verdict_check_runs WHERE repository = $1 AND head_sha = $2",
                 )
@@ -820,13 +802,7 @@ macro_rules! sql_store {
                 .await?)
             }
 
-            async fn record_published_check_run(
-                &self,
-                repo: &RepoName,
-                head_sha: &str,
-                digest: &str,
-                now: i64,
-            ) -> Result<(), StoreError> {
+            async fn record_published_check_run(&self, repo: &RepoName, head_sha: &str, digest: &str, now: i64) -> Result<(), StoreError> {
                 sqlx::query(
                     "INSERT INTO verdict_check_runs (repository, head_sha, digest, published_at) \
                      VALUES ($1, $2, $3, $4) ON CONFLICT (repository, head_sha) DO UPDATE \
@@ -841,11 +817,7 @@ macro_rules! sql_store {
                 Ok(())
             }
 
-            async fn verifier_runs_since(
-                &self,
-                of: &VerifierRunsOf<'_>,
-                since: i64,
-            ) -> Result<u64, StoreError> {
+            async fn verifier_runs_since(&self, of: &VerifierRunsOf<'_>, since: i64) -> Result<u64, StoreError> {
                 let n: i64 = sqlx::query_scalar(
                     "SELECT COUNT(*) FROM verifier_runs WHERE repository = $1 \
                      AND pr_number = $2 AND actor = $3 AND at > $4",
@@ -859,12 +831,7 @@ macro_rules! sql_store {
                 Ok(n.max(0) as u64)
             }
 
-            async fn record_verifier_run(
-                &self,
-                of: &VerifierRunsOf<'_>,
-                at: i64,
-                since: i64,
-            ) -> Result<(), StoreError> {
+            async fn record_verifier_run(&self, of: &VerifierRunsOf<'_>, at: i64, since: i64) -> Result<(), StoreError> {
                 let mut tx = self.pool.begin().await?;
                 sqlx::query(
                     "DELETE FROM verifier_runs WHERE repository = $1 AND pr_number = $2 \
@@ -890,11 +857,7 @@ macro_rules! sql_store {
                 Ok(())
             }
 
-            async fn authored_commands(
-                &self,
-                repo: &RepoName,
-                pr: PrNumber,
-            ) -> Result<Vec<(CommentId, Vec<String>)>, StoreError> {
+            async fn authored_commands(&self, repo: &RepoName, pr: PrNumber) -> Result<Vec<(CommentId, Vec<String>)>, StoreError> {
                 let rows: Vec<(i64, String)> = sqlx::query_as(
                     "SELECT comment_id, lines FROM authored_commands \
                      WHERE repository = $1 AND pr_number = $2 ORDER BY comment_id",
@@ -916,35 +879,7 @@ macro_rules! sql_store {
                     .collect())
             }
 
-            async fn put_authored_commands(
-                &self,
-                repo: &RepoName,
-                pr: PrNumber,
-                comment: CommentId,
-                lines: &[String],
-                now: i64,
-            ) -> Result<(), StoreError> {
-                sqlx::query(
-                    "INSERT INTO authored_commands (repository, pr_number, comment_id, lines, \
-                     updated_at) VALUES ($1, $2, $3, $4, $5) \
-                     ON CONFLICT (repository, pr_number, comment_id) DO UPDATE \
-                     SET lines = excluded.lines, updated_at = excluded.updated_at",
-                )
-                .bind(&repo.0)
-                .bind(pr.0 as i64)
-                .bind(comment.0 as i64)
-                .bind(lines.join("\n"))
-                .bind(now)
-                .execute(&self.pool)
-                .await?;
-                Ok(())
-            }
-
-            async fn authored_signoffs(
-                &self,
-                repo: &RepoName,
-                pr: PrNumber,
-            ) -> Result<Vec<(String, String)>, StoreError> {
+            async fn authored_signoffs(&self, repo: &RepoName, pr: PrNumber) -> Result<Vec<(String, String)>, StoreError> {
                 Ok(sqlx::query_as(
                     "SELECT url, body_sha256 FROM authored_signoffs \
                      WHERE repository = $1 AND pr_number = $2 ORDER BY url",
@@ -955,34 +890,34 @@ macro_rules! sql_store {
                 .await?)
             }
 
-            async fn put_authored_signoff(
-                &self,
-                repo: &RepoName,
-                pr: PrNumber,
-                url: &str,
-                body_sha256: &str,
-                now: i64,
-            ) -> Result<(), StoreError> {
-                sqlx::query(
-                    "INSERT INTO authored_signoffs (repository, pr_number, url, body_sha256, \
-                     updated_at) VALUES ($1, $2, $3, $4, $5) \
-                     ON CONFLICT (repository, pr_number, url) DO UPDATE \
-                     SET body_sha256 = excluded.body_sha256, updated_at = excluded.updated_at",
-                )
-                .bind(&repo.0)
-                .bind(pr.0 as i64)
-                .bind(url)
-                .bind(body_sha256)
-                .bind(now)
-                .execute(&self.pool)
-                .await?;
+            async fn put_authored(&self, repo: &RepoName, pr: PrNumber, entry: &AuthoredEntry<'_>, now: i64) -> Result<(), StoreError> {
+                let query = match entry {
+                    AuthoredEntry::Commands { comment, lines } => Self::pr_query(
+                        "INSERT INTO authored_commands (repository, pr_number, comment_id, lines, \
+                         updated_at) VALUES ($1, $2, $3, $4, $5) \
+                         ON CONFLICT (repository, pr_number, comment_id) DO UPDATE \
+                         SET lines = excluded.lines, updated_at = excluded.updated_at",
+                        repo,
+                        pr,
+                    )
+                    .bind(comment.0 as i64)
+                    .bind(lines.join("\n")),
+                    AuthoredEntry::Signoff { url, body_sha256 } => Self::pr_query(
+                        "INSERT INTO authored_signoffs (repository, pr_number, url, body_sha256, \
+                         updated_at) VALUES ($1, $2, $3, $4, $5) \
+                         ON CONFLICT (repository, pr_number, url) DO UPDATE \
+                         SET body_sha256 = excluded.body_sha256, updated_at = excluded.updated_at",
+                        repo,
+                        pr,
+                    )
+                    .bind(*url)
+                    .bind(*body_sha256),
+                };
+                query.bind(now).execute(&self.pool).await?;
                 Ok(())
             }
 
-            async fn last_valid_config(
-                &self,
-                repo: &RepoName,
-            ) -> Result<Option<String>, StoreError> {
+            async fn last_valid_config(&self, repo: &RepoName) -> Result<Option<String>, StoreError> {
                 Ok(
                     sqlx::query_scalar("SELECT text FROM repo_configs WHERE repository = $1")
                         .bind(&repo.0)
@@ -991,12 +926,7 @@ macro_rules! sql_store {
                 )
             }
 
-            async fn keep_valid_config(
-                &self,
-                repo: &RepoName,
-                text: &str,
-                now: i64,
-            ) -> Result<(), StoreError> {
+            async fn keep_valid_config(&self, repo: &RepoName, text: &str, now: i64) -> Result<(), StoreError> {
                 sqlx::query(
                     "INSERT INTO repo_configs (repository, text, updated_at) VALUES ($1, $2, $3) \
                      ON CONFLICT (repository) DO UPDATE \
@@ -1010,12 +940,7 @@ macro_rules! sql_store {
                 Ok(())
             }
 
-            async fn signing_key(
-                &self,
-                name: &str,
-                fresh_hex: &str,
-                now: i64,
-            ) -> Result<String, StoreError> {
+            async fn signing_key(&self, name: &str, fresh_hex: &str, now: i64) -> Result<String, StoreError> {
                 sqlx::query(
                     "INSERT INTO signing_keys (name, key_hex, created_at) VALUES ($1, $2, $3) \
                      ON CONFLICT (name) DO NOTHING",

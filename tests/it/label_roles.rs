@@ -5,8 +5,7 @@
 //! names themselves.
 use crate::common;
 
-use common::transcript::{DISPATCH_ONLY, OWNER, REPO, Setup, World, fixture_files};
-use sweepgate_sandbox::Change;
+use common::transcript::{DISPATCH_ONLY, changelog_append, dispatch_world_with};
 
 /// (default name, renamed) for every label of the configuration.
 const RENAMES: &[(&str, &str)] = &[
@@ -33,15 +32,6 @@ all-evals = "with-every-eval"
 evals-only = "only-the-evals"
 agentx-fast = "agentic-quick"
 "#;
-
-fn changelog_append() -> Change {
-    let path = common::data_dir().join("inferencex/perf-changelog.yaml");
-    let mut text = std::fs::read_to_string(path).unwrap();
-    text.push_str(
-        "\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"Retune TP8\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n",
-    );
-    Change::write("perf-changelog.yaml", text)
-}
 
 /// A label's name in the world: the default, or its rename.
 fn name(renamed: bool, default: &str) -> String {
@@ -92,40 +82,14 @@ fn number_commits(writes: &mut [String]) {
 
 /// Runs the transcript; every write request sweepgate sent to GitHub.
 async fn transcript(renamed: bool) -> Vec<String> {
-    let mut files = fixture_files();
     let config = if renamed {
-        RENAMED_CONFIG.to_owned()
+        RENAMED_CONFIG
     } else {
-        "[sweep]\nmode = \"dispatch\"\n".to_owned()
+        "[sweep]\nmode = \"dispatch\"\n"
     };
-    files.push((".github/sweepgate.toml".into(), config.into_bytes()));
-    files.push((
-        ".github/workflows/run-sweep.yml".into(),
-        DISPATCH_ONLY.as_bytes().to_vec(),
-    ));
-    let mut w = World::with_setup(
-        common::TestDb::sqlite().await,
-        Setup {
-            files: Some(files),
-            public_url: Some("https://gate.example.com".into()),
-            ..Setup::default()
-        },
-    )
-    .await;
-    w.sandbox
-        .add_workflow(OWNER, REPO, "run-sweep.yml", "Run sweep")
-        .unwrap();
-    w.sandbox
-        .configure_workflow(
-            OWNER,
-            REPO,
-            "run-sweep.yml",
-            Some("Sweep ${{ inputs.sweep-id }}"),
-            true,
-        )
-        .unwrap();
+    let mut w = dispatch_world_with(DISPATCH_ONLY, "https://gate.example.com", config).await;
     let label = |d: &str| name(renamed, d);
-    let pr = w.open_pr("dsv4-h200", &[changelog_append()], "vendor-dev");
+    let pr = w.open_pr("dsv4-h200", &[changelog_append("Retune TP8")], "vendor-dev");
     w.deliver().await;
     // Fail-fast with the canary; then no canary; then evals only; then a
     // modifier without a primary label.

@@ -15,7 +15,9 @@ use crate::common;
 use axum::body::Body;
 use axum::http::Request;
 use common::TestDb;
-use common::transcript::{DISPATCH_ONLY, OWNER, REPO, World, add_results_repo, dispatch_world};
+use common::transcript::{
+    DISPATCH_ONLY, OWNER, REPO, World, add_results_repo, changelog_append, dispatch_world,
+};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -23,20 +25,10 @@ use sweepgate::config::server::Secret;
 use sweepgate::server::{AppState, router};
 use sweepgate::store::now_ms;
 use sweepgate_core::ids::{PrNumber, RepoName};
-use sweepgate_sandbox::{Change, PullRequestSpec};
 use tokio::sync::Notify;
 use tower::ServiceExt;
 
 const LABEL: &str = "full-sweep-fail-fast";
-
-fn changelog_append(description: &str) -> Change {
-    let path = common::data_dir().join("inferencex/perf-changelog.yaml");
-    let mut text = std::fs::read_to_string(path).unwrap();
-    text.push_str(&format!(
-        "\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"{description}\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n"
-    ));
-    Change::write("perf-changelog.yaml", text)
-}
 
 /// A SQL literal (both back ends read standard literals).
 fn lit(v: &Option<String>) -> String {
@@ -205,36 +197,27 @@ async fn as_previous_release(scratch: &str) -> String {
         sql += &kv("verifier-runs", &key, &json!(times).to_string(), at);
     }
     let mut authored: BTreeMap<String, (serde_json::Value, i64)> = BTreeMap::new();
-    for r in rows(
-        &pool,
-        "SELECT repository, pr_number, comment_id, lines, updated_at FROM authored_commands",
-    )
-    .await
-    {
+    // Both halves of a PR's record, as (section, key, value).
+    let halves = "SELECT repository, pr_number, 'commands', CAST(comment_id AS TEXT), lines, \
+         updated_at FROM authored_commands UNION ALL SELECT repository, pr_number, \
+         'signoffs', url, body_sha256, updated_at FROM authored_signoffs";
+    for r in rows(&pool, halves).await {
         let key = format!("{}#{}", r.get::<&str, _>(0), r.get::<i64, _>(1));
         let e = authored
             .entry(key)
             .or_insert((json!({"commands": {}, "signoffs": {}}), 0));
-        let lines: Vec<&str> = r
-            .get::<&str, _>(3)
-            .split('\n')
-            .filter(|l| !l.is_empty())
-            .collect();
-        e.0["commands"][r.get::<i64, _>(2).to_string()] = json!(lines);
-        e.1 = e.1.max(r.get(4));
-    }
-    for r in rows(
-        &pool,
-        "SELECT repository, pr_number, url, body_sha256, updated_at FROM authored_signoffs",
-    )
-    .await
-    {
-        let key = format!("{}#{}", r.get::<&str, _>(0), r.get::<i64, _>(1));
-        let e = authored
-            .entry(key)
-            .or_insert((json!({"commands": {}, "signoffs": {}}), 0));
-        e.0["signoffs"][r.get::<&str, _>(2)] = json!(r.get::<&str, _>(3));
-        e.1 = e.1.max(r.get(4));
+        let text: &str = r.get(4);
+        let v = if r.get::<&str, _>(2) == "commands" {
+            json!(
+                text.split('\n')
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+            )
+        } else {
+            json!(text)
+        };
+        e.0[r.get::<&str, _>(2)][r.get::<&str, _>(3)] = v;
+        e.1 = e.1.max(r.get(5));
     }
     for (key, (v, at)) in authored {
         sql += &kv("authored", &key, &v.to_string(), at);
@@ -274,38 +257,36 @@ const KEPT_STATE: &[&str] = &[
     "SELECT name || ' ' || key_hex FROM signing_keys ORDER BY 1",
 ];
 
+/// Runs `$body` with a pool `$pool` on the database at `$url`, either back end.
+macro_rules! with_pool {
+    ($url:expr, |$pool:ident| $body:expr) => {
+        if $url.starts_with("sqlite:") {
+            let $pool = sqlx::SqlitePool::connect($url).await.unwrap();
+            let out = $body;
+            $pool.close().await;
+            out
+        } else {
+            let $pool = sqlx::PgPool::connect($url).await.unwrap();
+            let out = $body;
+            $pool.close().await;
+            out
+        }
+    };
+}
+
 async fn typed_state(url: &str) -> Vec<Vec<String>> {
     let mut out = Vec::new();
-    if url.starts_with("sqlite:") {
-        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
-        for q in KEPT_STATE {
-            let q = q.replace(
-                "CAST(dispatch_sent_at IS NOT NULL AS TEXT)",
-                "CASE WHEN dispatch_sent_at IS NULL THEN 'unsent' ELSE 'sent' END",
-            );
-            out.push(
-                sqlx::query_scalar(sqlx::AssertSqlSafe(q))
-                    .fetch_all(&pool)
-                    .await
-                    .unwrap(),
-            );
-        }
-        pool.close().await;
-    } else {
-        let pool = sqlx::PgPool::connect(url).await.unwrap();
-        for q in KEPT_STATE {
-            let q = q.replace(
-                "CAST(dispatch_sent_at IS NOT NULL AS TEXT)",
-                "CASE WHEN dispatch_sent_at IS NULL THEN 'unsent' ELSE 'sent' END",
-            );
-            out.push(
-                sqlx::query_scalar(sqlx::AssertSqlSafe(q))
-                    .fetch_all(&pool)
-                    .await
-                    .unwrap(),
-            );
-        }
-        pool.close().await;
+    for q in KEPT_STATE {
+        let q = q.replace(
+            "CAST(dispatch_sent_at IS NOT NULL AS TEXT)",
+            "CASE WHEN dispatch_sent_at IS NULL THEN 'unsent' ELSE 'sent' END",
+        );
+        let q = sqlx::AssertSqlSafe(q);
+        let rows: Vec<String> = with_pool!(url, |pool| sqlx::query_scalar(q)
+            .fetch_all(&pool)
+            .await
+            .unwrap());
+        out.push(rows);
     }
     out
 }
@@ -330,41 +311,29 @@ async fn previous_schema(db: &TestDb) {
     }
     let migrator = sqlx::migrate::Migrator::new(dir.path()).await.unwrap();
     assert_eq!(migrator.iter().count(), 5);
-    if backend == "sqlite" {
-        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
-        migrator.run(&pool).await.unwrap();
-        pool.close().await;
-    } else {
-        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-        migrator.run(&pool).await.unwrap();
-        pool.close().await;
-    }
+    with_pool!(db.url.as_str(), |pool| migrator.run(&pool).await.unwrap());
 }
 
 async fn execute(url: &str, sql: &str) {
-    if url.starts_with("sqlite:") {
-        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
-            .execute(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-    } else {
-        let pool = sqlx::PgPool::connect(url).await.unwrap();
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
-            .execute(&pool)
-            .await
-            .unwrap();
-        // Ids were copied: the sequence goes on after them.
-        sqlx::raw_sql(sqlx::AssertSqlSafe(
+    let script = sqlx::AssertSqlSafe(sql.to_owned());
+    with_pool!(url, |pool| sqlx::raw_sql(script)
+        .execute(&pool)
+        .await
+        .unwrap()
+        .rows_affected());
+    if !url.starts_with("sqlite:") {
+        // Ids were copied: PostgreSQL's sequences go on after them (SQLite's
+        // AUTOINCREMENT follows inserted ids by itself).
+        let setval = sqlx::AssertSqlSafe(
             "SELECT setval('jobs_id_seq', (SELECT MAX(id) FROM jobs)); \
              SELECT setval('activity_id_seq', (SELECT MAX(id) FROM activity));"
                 .to_owned(),
-        ))
-        .execute(&pool)
-        .await
-        .unwrap();
-        pool.close().await;
+        );
+        with_pool!(url, |pool| sqlx::raw_sql(setval)
+            .execute(&pool)
+            .await
+            .unwrap()
+            .rows_affected());
     }
 }
 
@@ -419,40 +388,27 @@ async fn upgrade_keeps_everything(old: TestDb) -> TestDb {
     // The scenario, run by the bot on a scratch database.
     let mut w = dispatch_world(DISPATCH_ONLY, "https://gate.example.com").await;
     add_results_repo(&w.sandbox);
-    let s = w.sandbox.clone();
-    s.set_permission(OWNER, REPO, "maint", "write", "maintain")
-        .unwrap();
-    s.set_permission(OWNER, REPO, "nvpohanh", "write", "write")
-        .unwrap();
-    s.fork(OWNER, REPO, "vendor").unwrap();
-    s.create_branch("vendor", REPO, "retune", "main").unwrap();
-    s.commit_as(
+    let pr = w.open_fork_pr(
         "vendor",
-        REPO,
         "retune",
         &[changelog_append("Retune TP8")],
-        "retune",
         "vendor-dev",
-    )
-    .unwrap();
-    let pr = s
-        .open_pr(PullRequestSpec::new(OWNER, REPO, "vendor:retune", "vendor-dev").title("Retune"))
-        .unwrap();
+    );
     assert_eq!(pr.number, 1);
+    let s = w.sandbox.clone();
+    for (user, permission, role) in [
+        ("maint", "write", "maintain"),
+        ("nvpohanh", "write", "write"),
+    ] {
+        s.set_permission(OWNER, REPO, user, permission, role)
+            .unwrap();
+    }
     w.deliver().await;
     let bound = pr.head_sha().unwrap();
     pr.add_label(LABEL, "maint").unwrap();
     w.deliver().await;
     let run = s.workflow_dispatches()[0].run_id;
-    s.add_job(
-        run,
-        "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c4",
-        Some("success"),
-    )
-    .unwrap();
-    s.add_artifact(run, "results_bmk", [("agg_bmk.json", "[]")])
-        .unwrap();
-    s.complete_run(run, "success").unwrap();
+    w.complete_run_with_results(run, "single-node 8k1k / p1 | dsv4 fp8 h200 vllm TP8 c4");
     w.deliver().await;
     pr.post_comment("nvpohanh", "COLLABORATOR", &format!("/use {run}"))
         .unwrap();
