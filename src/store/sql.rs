@@ -23,6 +23,16 @@ const SWEEP_COLUMNS: &str = "sweep_id, repository, installation_id, pr_number, h
 const DELIVERY_COLUMNS: &str = "delivery_id, event, action, repository, installation_id, \
      pr_number, outcome, reason, received_at";
 
+/// What an author wrote: one row per comment, and per sign-off.
+const UPSERT_AUTHORED_COMMANDS: &str = "INSERT INTO authored_commands (repository, pr_number, \
+     comment_id, lines, updated_at) VALUES ($1, $2, $3, $4, $5) \
+     ON CONFLICT (repository, pr_number, comment_id) DO UPDATE \
+     SET lines = excluded.lines, updated_at = excluded.updated_at";
+const UPSERT_AUTHORED_SIGNOFF: &str = "INSERT INTO authored_signoffs (repository, pr_number, \
+     url, body_sha256, updated_at) VALUES ($1, $2, $3, $4, $5) \
+     ON CONFLICT (repository, pr_number, url) DO UPDATE \
+     SET body_sha256 = excluded.body_sha256, updated_at = excluded.updated_at";
+
 /// The claim: pending and due, or running with an expired lease; and no
 /// earlier unfinished job with the same serial key (per-PR FIFO, which also
 /// makes two jobs of one PR never run at once, across replicas).
@@ -833,26 +843,13 @@ macro_rules! sql_store {
 
             async fn record_verifier_run(&self, of: &VerifierRunsOf<'_>, at: i64, since: i64) -> Result<(), StoreError> {
                 let mut tx = self.pool.begin().await?;
-                sqlx::query(
-                    "DELETE FROM verifier_runs WHERE repository = $1 AND pr_number = $2 \
-                     AND actor = $3 AND at <= $4",
-                )
-                .bind(&of.repo.0)
-                .bind(of.pr.0 as i64)
-                .bind(of.actor)
-                .bind(since)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "INSERT INTO verifier_runs (repository, pr_number, actor, at) \
-                     VALUES ($1, $2, $3, $4)",
-                )
-                .bind(&of.repo.0)
-                .bind(of.pr.0 as i64)
-                .bind(of.actor)
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
+                // Forget the runs that no longer count, then count this one.
+                for (sql, time) in [
+                    ("DELETE FROM verifier_runs WHERE repository = $1 AND pr_number = $2 AND actor = $3 AND at <= $4", since),
+                    ("INSERT INTO verifier_runs (repository, pr_number, actor, at) VALUES ($1, $2, $3, $4)", at),
+                ] {
+                    Self::pr_query(sql, of.repo, of.pr).bind(of.actor).bind(time).execute(&mut *tx).await?;
+                }
                 tx.commit().await?;
                 Ok(())
             }
@@ -892,26 +889,8 @@ macro_rules! sql_store {
 
             async fn put_authored(&self, repo: &RepoName, pr: PrNumber, entry: &AuthoredEntry<'_>, now: i64) -> Result<(), StoreError> {
                 let query = match entry {
-                    AuthoredEntry::Commands { comment, lines } => Self::pr_query(
-                        "INSERT INTO authored_commands (repository, pr_number, comment_id, lines, \
-                         updated_at) VALUES ($1, $2, $3, $4, $5) \
-                         ON CONFLICT (repository, pr_number, comment_id) DO UPDATE \
-                         SET lines = excluded.lines, updated_at = excluded.updated_at",
-                        repo,
-                        pr,
-                    )
-                    .bind(comment.0 as i64)
-                    .bind(lines.join("\n")),
-                    AuthoredEntry::Signoff { url, body_sha256 } => Self::pr_query(
-                        "INSERT INTO authored_signoffs (repository, pr_number, url, body_sha256, \
-                         updated_at) VALUES ($1, $2, $3, $4, $5) \
-                         ON CONFLICT (repository, pr_number, url) DO UPDATE \
-                         SET body_sha256 = excluded.body_sha256, updated_at = excluded.updated_at",
-                        repo,
-                        pr,
-                    )
-                    .bind(*url)
-                    .bind(*body_sha256),
+                    AuthoredEntry::Commands { comment, lines } => Self::pr_query(UPSERT_AUTHORED_COMMANDS, repo, pr).bind(comment.0 as i64).bind(lines.join("\n")),
+                    AuthoredEntry::Signoff { url, body_sha256 } => Self::pr_query(UPSERT_AUTHORED_SIGNOFF, repo, pr).bind(*url).bind(*body_sha256),
                 };
                 query.bind(now).execute(&self.pool).await?;
                 Ok(())
