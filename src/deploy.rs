@@ -1,6 +1,6 @@
 //! Deployment: the GitHub App manifest.
 //!
-//! [`PERMISSIONS`] and [`EVENTS`] are the single source of what the App asks
+//! [`PERMISSIONS`] and [`events`] (from `events::table`) are the single source of what the App asks
 //! GitHub for; `deploy/github-app-manifest.json` is [`app_manifest`] rendered
 //! for `https://sweepgate.example.com` and a test keeps the two equal.
 //! `deploy/README.md` explains each permission, and why `contents` stays
@@ -47,19 +47,12 @@ pub const PERMISSIONS: &[(&str, &str)] = &[
     ("statuses", "write"),
 ];
 
-/// Webhook events the App subscribes to (installation events are always
-/// sent and cannot be listed).
-pub const EVENTS: &[&str] = &[
-    "pull_request",
-    "issue_comment",
-    "pull_request_review",
-    "pull_request_review_comment",
-    "check_run",
-    "workflow_run",
-    "workflow_job",
-    "repository_dispatch",
-    "push",
-];
+/// Webhook events the App subscribes to: those some handler acts on
+/// (`events::table`). Installation events are always sent and cannot be
+/// listed.
+pub fn events() -> Vec<&'static str> {
+    crate::events::table::handled_events()
+}
 
 /// The manifest GitHub's "create a GitHub App from a manifest" flow takes,
 /// with the webhook at `<public_url>/webhook`. A trailing `/` of
@@ -81,7 +74,7 @@ pub fn app_manifest(public_url: &str) -> Value {
         "redirect_url": base,
         "public": false,
         "default_permissions": permissions,
-        "default_events": EVENTS,
+        "default_events": events(),
     })
 }
 
@@ -184,8 +177,9 @@ mod tests {
                 .iter()
                 .all(|(_, a)| matches!(*a, "read" | "write"))
         );
-        let events: BTreeSet<_> = EVENTS.iter().collect();
-        assert_eq!(events.len(), EVENTS.len());
+        let listed = events();
+        let unique: BTreeSet<_> = listed.iter().collect();
+        assert_eq!(unique.len(), listed.len());
         // GitHub rejects a subscription to an event whose permission the App
         // lacks; these are the permissions each event needs.
         let needs = |event: &str| match event {
@@ -198,7 +192,7 @@ mod tests {
             "repository_dispatch" | "push" => "contents",
             other => panic!("no permission known for event {other}"),
         };
-        for event in EVENTS {
+        for event in listed {
             assert!(
                 names.contains(&needs(event)),
                 "{event} needs {}",

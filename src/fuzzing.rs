@@ -20,22 +20,13 @@ pub const TARGETS: &[(&str, Body)] = &[
 ];
 
 /// Event names the first byte of a `webhook` input selects from (modulo the
-/// length): every kind `events::parse` reads, and one it does not.
-pub(crate) const WEBHOOK_EVENTS: &[&str] = &[
-    "pull_request",
-    "issue_comment",
-    "pull_request_review",
-    "pull_request_review_comment",
-    "check_run",
-    "workflow_run",
-    "workflow_job",
-    "repository_dispatch",
-    "push",
-    "installation",
-    "installation_repositories",
-    "ping",
-    "star",
-];
+/// length): every event of the event table (`events::table`), and one
+/// sweepgate does not read.
+pub(crate) fn webhook_events() -> Vec<&'static str> {
+    let mut all = events::table::events();
+    all.push("star");
+    all
+}
 
 /// `events::parse` under the event name the first byte selects. A JSON
 /// error names a line of the body; a known event always yields its typed
@@ -44,7 +35,8 @@ pub(crate) fn webhook(data: &[u8]) {
     let Some((&sel, body)) = data.split_first() else {
         return;
     };
-    let event = WEBHOOK_EVENTS[usize::from(sel) % WEBHOOK_EVENTS.len()];
+    let names = webhook_events();
+    let event = names[usize::from(sel) % names.len()];
     match events::parse(event, body) {
         Ok((envelope, ev)) => {
             let known = event != "star";
@@ -53,10 +45,12 @@ pub(crate) fn webhook(data: &[u8]) {
                 assert_eq!(ev.pr_number(), envelope.pr_number);
                 let _ = ev.head_sha();
             }
+            // A delivery is queued only for a kind some handler takes.
             if let Disposition::Handle { kind } =
                 events::disposition(event, envelope.action.as_deref())
             {
                 assert!(kind.starts_with(event), "{kind}");
+                assert!(!events::table::handlers(&kind).is_empty(), "{kind}");
             }
             let _ = envelope.serial_key();
         }

@@ -637,8 +637,12 @@ async fn job_count(
     let runners = runners::parse(&cfg.paths.runners, &rb).map_err(|e| e.to_string())?;
     let inputs = matrix::Inputs { master, runners };
     let entries = dispatch::entry_flags(appended);
-    let list = jobs::jobs_for_entries(&inputs, &entries, dispatch::label_flags(primary, modifiers))
-        .map_err(|e| e.to_string())?;
+    let list = jobs::jobs_for_entries(
+        &inputs,
+        &entries,
+        dispatch::label_flags(&cfg.labels.roles, primary, modifiers),
+    )
+    .map_err(|e| e.to_string())?;
     Ok(list.throughput_len() + list.eval_len())
 }
 

@@ -18,6 +18,8 @@ pub(crate) struct Guide<'a> {
     pub changelog: &'a str,
     pub primary: &'a [String],
     pub modifiers: &'a [String],
+    /// What each primary label means, for its description.
+    pub roles: &'a sweepgate_core::config::repo::LabelRoles,
     pub label_docs_url: &'a str,
     pub rerun_docs_url: &'a str,
 }
@@ -348,6 +350,7 @@ mod guide_tests {
             changelog: "perf-changelog.yaml",
             primary: &cfg.labels.primary,
             modifiers: &cfg.labels.modifiers,
+            roles: &cfg.labels.roles,
             label_docs_url: "https://example.test/labels",
             rerun_docs_url: &cfg.links.rerun_docs,
         });

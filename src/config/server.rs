@@ -83,7 +83,7 @@ pub struct ServerArgs {
     #[arg(long, env = "SWEEPGATE_WORKERS")]
     pub workers: Option<usize>,
     /// SQLite durability (see docs/operations.md).
-    #[arg(long, env = "SWEEPGATE_SQLITE_SYNC", value_enum)]
+    #[arg(long, env = "SWEEPGATE_SQLITE_SYNC", value_parser = sqlite_sync_parser())]
     pub sqlite_sync: Option<SqliteSync>,
     /// Public base URL of this server (links in comments, dashboard).
     #[arg(long, env = "SWEEPGATE_PUBLIC_URL")]
@@ -531,6 +531,14 @@ fn read_file(path: &Path) -> Result<FileConfig, ServerConfigError> {
             message: e.message().to_owned(),
         }
     })
+}
+
+/// `--sqlite-sync`: the store's names, listed in `--help` (the store itself
+/// knows no command line).
+fn sqlite_sync_parser() -> impl clap::builder::TypedValueParser<Value = SqliteSync> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(SqliteSync::BY_NAME.map(|(name, _)| name))
+        .try_map(|s| s.parse::<SqliteSync>())
 }
 
 #[cfg(test)]

@@ -8,15 +8,13 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use sweepgate_core::ids::{PrNumber, RepoName};
 
-const NAMESPACE: &str = "dashboard";
-const KEY: &str = "link-key";
+/// The name of the link key among the store's signing keys.
+const KEY_NAME: &str = "dashboard-link";
 
 /// The store's link key, made on first use.
 pub(crate) async fn link_key(store: &Store) -> Result<Vec<u8>, StoreError> {
     let fresh = hex::encode(rand::random::<[u8; 32]>());
-    let stored = store
-        .kv_put_if_absent(NAMESPACE, KEY, &fresh, now_ms())
-        .await?;
+    let stored = store.signing_key(KEY_NAME, &fresh, now_ms()).await?;
     Ok(hex::decode(&stored).unwrap_or_else(|_| stored.into_bytes()))
 }
 

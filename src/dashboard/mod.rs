@@ -10,10 +10,10 @@
 pub(crate) mod api;
 pub(crate) mod auth;
 pub mod links;
-pub(crate) mod svg;
+pub mod svg;
 
 use crate::config::server::Secret;
-use crate::store::{ActivityRow, JobState, QueueCounts, Store, StoreError, now_ms};
+use crate::store::{ActivityRow, JobState, QueueCounts, Store, StoreError, SweepState, now_ms};
 use askama::Template;
 use auth::token_matches;
 use axum::Router;
@@ -376,9 +376,9 @@ fn sweep_line(s: &crate::store::SweepRow, jobs: &[crate::store::SweepJob]) -> Sw
         sha: s.head_sha.get(..12).unwrap_or(&s.head_sha).to_owned(),
         labels,
         state: match (&s.conclusion, &s.reason) {
-            (_, Some(r)) if s.state == "cancelled" => format!("cancelled: {r}"),
+            (_, Some(r)) if s.state == SweepState::Cancelled => format!("cancelled: {r}"),
             (Some(c), _) => format!("{} ({c})", s.state),
-            _ => s.state.clone(),
+            _ => s.state.to_string(),
         },
         run: s.run_id.map(|r| r.to_string()).unwrap_or_default(),
         jobs: format!(

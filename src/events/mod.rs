@@ -1,13 +1,16 @@
-//! Thin typed webhook payloads and the table of what sweepgate handles.
+//! Thin typed webhook payloads, the jobs' payload and the table of what
+//! sweepgate handles (`table`).
 //!
 //! Every field is optional or defaulted and unknown fields are ignored, so a
 //! field GitHub adds or drops never makes a delivery unreadable; actions are
 //! strings, not closed enums, for the same reason.
 pub(crate) mod payload;
 pub(crate) mod router;
+pub mod table;
 
 pub(crate) use payload::*;
 pub use router::{EventRouter, Handler, HandlerError, JobContext};
+pub use table::{Disposition, HandlerId, disposition};
 
 use sweepgate_core::ids::{PrNumber, RepoName};
 
@@ -61,67 +64,43 @@ pub(crate) enum PayloadError {
     Shape { event: String, message: String },
 }
 
-/// What the intake does with an (event, action) pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Disposition {
-    /// Stored with a job of this kind.
-    Handle { kind: String },
-    /// Stored, no job; the reason is recorded.
-    Ignore(String),
+/// What a queued job carries: the delivery's event and action, so the
+/// router reads the stored body as that event. Jobs queued by releases
+/// before payloads existed carry `{}`; their event is their kind's first
+/// part.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum JobPayload {
+    Delivery {
+        event: String,
+        action: Option<String>,
+    },
 }
 
-/// The (event, action) pairs sweepgate acts on. Everything else is stored as
-/// ignored, so an operator can see what arrived.
-pub fn disposition(event: &str, action: Option<&str>) -> Disposition {
-    const HANDLED: &[(&str, &[&str])] = &[
-        (
-            "pull_request",
-            &[
-                "opened",
-                "reopened",
-                "ready_for_review",
-                "synchronize",
-                "labeled",
-                "unlabeled",
-                "edited",
-                "closed",
-                "converted_to_draft",
-            ],
-        ),
-        ("issue_comment", &["created", "edited"]),
-        ("pull_request_review", &["submitted", "edited"]),
-        ("pull_request_review_comment", &["created", "edited"]),
-        ("check_run", &["created", "completed", "rerequested"]),
-        ("workflow_run", &["requested", "in_progress", "completed"]),
-        (
-            "workflow_job",
-            &["queued", "in_progress", "completed", "waiting"],
-        ),
-        (
-            "installation",
-            &["created", "deleted", "suspend", "unsuspend"],
-        ),
-        ("installation_repositories", &["added", "removed"]),
-    ];
-    // Events whose every action (or no action) is handled.
-    const ANY_ACTION: &[&str] = &["push", "repository_dispatch"];
-    if event == "ping" {
-        return Disposition::Ignore("ping".into());
+impl JobPayload {
+    pub fn delivery(event: &str, action: Option<&str>) -> Self {
+        JobPayload::Delivery {
+            event: event.to_owned(),
+            action: action.map(str::to_owned),
+        }
     }
-    if ANY_ACTION.contains(&event) {
-        return Disposition::Handle {
-            kind: event.to_owned(),
-        };
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
     }
-    match HANDLED.iter().find(|(e, _)| *e == event) {
-        None => Disposition::Ignore(format!("event `{event}` is not handled")),
-        Some((_, actions)) => match action {
-            Some(a) if actions.contains(&a) => Disposition::Handle {
-                kind: format!("{event}.{a}"),
-            },
-            Some(a) => Disposition::Ignore(format!("action `{a}` of `{event}` is not handled")),
-            None => Disposition::Ignore(format!("`{event}` without an action")),
-        },
+
+    /// The payload a stored job carries; `None` for `{}` (or anything else
+    /// no release wrote).
+    pub fn read(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// The event whose body the job reads.
+    pub fn event_of_job<'a>(text: &str, kind: &'a str) -> std::borrow::Cow<'a, str> {
+        match Self::read(text) {
+            Some(JobPayload::Delivery { event, .. }) => event.into(),
+            None => table::event_of(kind).into(),
+        }
     }
 }
 
@@ -263,26 +242,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn disposition_table() {
+    fn job_payloads_old_and_new() {
+        let p = JobPayload::delivery("pull_request", Some("opened"));
         assert_eq!(
-            disposition("pull_request", Some("opened")),
-            Disposition::Handle {
-                kind: "pull_request.opened".into()
-            }
+            p.to_json(),
+            r#"{"type":"delivery","event":"pull_request","action":"opened"}"#
         );
-        assert!(matches!(
-            disposition("pull_request", Some("assigned")),
-            Disposition::Ignore(_)
-        ));
-        assert!(matches!(
-            disposition("star", Some("created")),
-            Disposition::Ignore(_)
-        ));
+        assert_eq!(JobPayload::read(&p.to_json()), Some(p.clone()));
         assert_eq!(
-            disposition("push", None),
-            Disposition::Handle {
-                kind: "push".into()
-            }
+            JobPayload::event_of_job(&p.to_json(), "push"),
+            "pull_request"
+        );
+        // A job an older release queued.
+        assert_eq!(JobPayload::read("{}"), None);
+        assert_eq!(
+            JobPayload::event_of_job("{}", "workflow_run.completed"),
+            "workflow_run"
+        );
+        assert_eq!(
+            JobPayload::event_of_job("{}", "repository_dispatch"),
+            "repository_dispatch"
         );
     }
 

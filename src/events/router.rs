@@ -1,6 +1,6 @@
 //! The event router: hands each job to the handlers registered for its kind.
 //! The queue calls it through `queue::JobRunner` and knows nothing of events.
-use super::{Envelope, Event, parse};
+use super::{Envelope, Event, HandlerId, JobPayload, parse, table};
 use crate::queue::{JobFailure, JobRunner};
 use crate::store::{JobRow, Store};
 use async_trait::async_trait;
@@ -43,10 +43,13 @@ impl From<crate::store::StoreError> for HandlerError {
 
 #[async_trait]
 pub trait Handler: Send + Sync {
+    /// Who it is in the event table (`table::ROUTES`), which says the
+    /// kinds of job it takes.
+    fn id(&self) -> HandlerId;
     /// A short name for logs and job outcomes.
-    fn name(&self) -> &'static str;
-    /// Whether this handler takes jobs of `kind` (e.g. `pull_request.opened`).
-    fn accepts(&self, kind: &str) -> bool;
+    fn name(&self) -> &'static str {
+        self.id().name()
+    }
     /// Idempotent: a job may run again after a crash or a lost lease.
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError>;
 }
@@ -65,15 +68,21 @@ impl EventRouter {
         self.handlers.push(handler);
         self
     }
+
+    /// The handlers registered, in the order they run.
+    pub fn handler_ids(&self) -> Vec<HandlerId> {
+        self.handlers.iter().map(|h| h.id()).collect()
+    }
 }
 
 #[async_trait]
 impl JobRunner for EventRouter {
     async fn run(&self, store: &Store, job: &JobRow) -> Result<String, JobFailure> {
+        let wanted = table::handlers(&job.kind);
         let handlers: Vec<_> = self
             .handlers
             .iter()
-            .filter(|h| h.accepts(&job.kind))
+            .filter(|h| wanted.contains(&h.id()))
             .collect();
         if handlers.is_empty() {
             return Ok(format!("no handler for `{}`", job.kind));
@@ -86,9 +95,9 @@ impl JobRunner for EventRouter {
             .await
             .map_err(|e| JobFailure::transient(e.to_string(), None))?
             .ok_or_else(|| JobFailure::permanent(format!("delivery {delivery_id} is missing")))?;
-        let event_name = job.kind.split('.').next().unwrap_or(&job.kind);
-        let (envelope, event) =
-            parse(event_name, body.as_bytes()).map_err(|e| JobFailure::permanent(e.to_string()))?;
+        let event_name = JobPayload::event_of_job(&job.payload, &job.kind);
+        let (envelope, event) = parse(&event_name, body.as_bytes())
+            .map_err(|e| JobFailure::permanent(e.to_string()))?;
         let Some(event) = event else {
             return Ok(format!("no typed payload for `{}`", job.kind));
         };

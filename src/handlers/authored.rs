@@ -9,29 +9,20 @@
 //! this record vouches for it.
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use sweepgate_core::checks::snapshot::Comment;
-use sweepgate_core::ids::{PrNumber, RepoName};
+use sweepgate_core::ids::{CommentId, PrNumber, RepoName};
 
 use crate::events::HandlerError;
-use crate::store::{Store, now_ms};
-
-const NS_AUTHORED: &str = "authored";
+use crate::store::{AuthoredEntry, Store, now_ms};
 
 /// One PR's record.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Authored {
     /// Comment id → its command lines as its author last wrote them.
-    #[serde(default)]
     pub commands: BTreeMap<u64, Vec<String>>,
     /// Sign-off URL → SHA-256 of the body its author last wrote.
-    #[serde(default)]
     pub signoffs: BTreeMap<String, String>,
-}
-
-fn key(repo: &RepoName, pr: PrNumber) -> String {
-    format!("{repo}#{pr}")
 }
 
 pub(crate) fn digest(body: &str) -> String {
@@ -44,19 +35,12 @@ impl Authored {
         repo: &RepoName,
         pr: PrNumber,
     ) -> Result<Self, HandlerError> {
-        Ok(store
-            .kv_get(NS_AUTHORED, &key(repo, pr))
-            .await?
-            .and_then(|v| serde_json::from_str(&v).ok())
-            .unwrap_or_default())
-    }
-
-    async fn save(&self, store: &Store, repo: &RepoName, pr: PrNumber) -> Result<(), HandlerError> {
-        let v = serde_json::to_string(self).unwrap_or_default();
-        store
-            .kv_put(NS_AUTHORED, &key(repo, pr), &v, now_ms())
-            .await?;
-        Ok(())
+        let commands = store.authored_commands(repo, pr).await?;
+        let signoffs = store.authored_signoffs(repo, pr).await?;
+        Ok(Self {
+            commands: commands.into_iter().map(|(c, l)| (c.0, l)).collect(),
+            signoffs: signoffs.into_iter().collect(),
+        })
     }
 
     /// Records the command lines of a comment its author wrote (created,
@@ -72,15 +56,19 @@ impl Authored {
             .into_iter()
             .map(|(_, l)| l)
             .collect();
-        let mut a = Self::load(store, repo, pr).await?;
+        let a = Self::load(store, repo, pr).await?;
         if lines.is_empty() && !a.commands.contains_key(&comment) {
             return Ok(());
         }
         if a.commands.get(&comment) == Some(&lines) {
             return Ok(());
         }
-        a.commands.insert(comment, lines);
-        a.save(store, repo, pr).await
+        let entry = AuthoredEntry::Commands {
+            comment: CommentId(comment),
+            lines: &lines,
+        };
+        store.put_authored(repo, pr, &entry, now_ms()).await?;
+        Ok(())
     }
 
     /// Records a sign-off body its author wrote.
@@ -91,13 +79,17 @@ impl Authored {
         url: &str,
         body: &str,
     ) -> Result<(), HandlerError> {
-        let mut a = Self::load(store, repo, pr).await?;
+        let a = Self::load(store, repo, pr).await?;
         let d = digest(body);
         if a.signoffs.get(url) == Some(&d) {
             return Ok(());
         }
-        a.signoffs.insert(url.to_owned(), d);
-        a.save(store, repo, pr).await
+        let entry = AuthoredEntry::Signoff {
+            url,
+            body_sha256: &d,
+        };
+        store.put_authored(repo, pr, &entry, now_ms()).await?;
+        Ok(())
     }
 
     /// Whether the sign-off at `url` still reads as its author wrote it.

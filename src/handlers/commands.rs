@@ -91,12 +91,8 @@ fn lines_to_run(ev: &IssueCommentEvent) -> Vec<ParsedLine> {
 
 #[async_trait]
 impl Handler for Commands {
-    fn name(&self) -> &'static str {
-        "commands"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(kind, "issue_comment.created" | "issue_comment.edited")
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::Commands
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {

@@ -6,7 +6,8 @@ use super::{Scope, Services, read_at, record_activity};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::GitHubSource;
 use crate::store::{
-    DeliveryOutcome, NewDelivery, NewJob, Store, SweepJob, SweepRow, SweepUpdate, now_ms,
+    DeliveryOutcome, NewDelivery, NewJob, Store, SweepJob, SweepRow, SweepState, SweepUpdate,
+    now_ms,
 };
 use serde_json::json;
 use sweepgate_core::checks::c01_sweep::run_id_of;
@@ -14,9 +15,6 @@ use sweepgate_core::ids::{PrNumber, RepoName, RunId};
 use sweepgate_core::matrix::{self, jobs};
 use sweepgate_core::recipe::{changelog::Entry, master, runners};
 use sweepgate_core::sweep::dispatch as pure;
-
-/// Sweeps whose dispatch request GitHub accepted (or whose run exists).
-const NS_SENT: &str = "sweep-dispatch-sent";
 
 /// How long a sweep's matrix URL stays valid.
 const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 3600 * 1000;
@@ -95,9 +93,9 @@ pub(crate) async fn on_gate(
         // Stored but perhaps never sent: a crash came between storing and
         // dispatching. Such a sweep is finished below, its run looked up by
         // title first so it never starts twice.
-        resume = existing.state == "dispatched"
+        resume = existing.state == SweepState::Dispatched
             && existing.run_id.is_none()
-            && store.kv_get(NS_SENT, &id).await?.is_none();
+            && existing.dispatch_sent_at.is_none();
         if resume {
             tracing::info!(sweep = %id, "resuming a sweep stored but not known to be dispatched");
         } else {
@@ -134,12 +132,13 @@ pub(crate) async fn on_gate(
         matrix: doc.to_string(),
         token_sha256: digest.clone(),
         expires_at: now + TOKEN_LIFETIME_MS,
-        state: "dispatched".into(),
+        state: SweepState::Dispatched,
         run_id: None,
         conclusion: None,
         reason: None,
         created_at: now,
         updated_at: now,
+        dispatch_sent_at: None,
     };
     if resume {
         // Only the first attempt's token digest was kept: serve a new token.
@@ -167,6 +166,7 @@ pub(crate) async fn on_gate(
                 base_sha: d.base_sha,
                 primary,
                 modifiers,
+                roles: &cfg.labels.roles,
             });
             // The workflow definition comes from the default branch, never
             // from the PR; the PR's commit is an input.
@@ -182,7 +182,7 @@ pub(crate) async fn on_gate(
             }
         }
     };
-    store.kv_put(NS_SENT, &id, "sent", now_ms()).await?;
+    store.mark_dispatch_sent(&id, now_ms()).await?;
     if let Some(run) = run {
         store
             .update_sweep(
@@ -236,10 +236,12 @@ async fn job_list(
     };
     let inputs = matrix::Inputs { master, runners };
     let entries = pure::entry_flags(d.appended);
-    Ok(
-        jobs::jobs_for_entries(&inputs, &entries, pure::label_flags(primary, modifiers))
-            .map_err(|e| e.to_string()),
+    Ok(jobs::jobs_for_entries(
+        &inputs,
+        &entries,
+        pure::label_flags(&cfg.labels.roles, primary, modifiers),
     )
+    .map_err(|e| e.to_string()))
 }
 
 /// Cancels open sweeps (their runs too) and records why.
@@ -264,7 +266,7 @@ async fn cancel_all(
             .update_sweep(
                 &s.sweep_id,
                 &SweepUpdate {
-                    state: Some("cancelled"),
+                    state: Some(SweepState::Cancelled),
                     reason: Some(&reason),
                     ..SweepUpdate::default()
                 },
@@ -307,16 +309,16 @@ pub(crate) async fn on_run(
     let Some(sweep) = store.sweep_by_run(&repo.0, run.0 as i64).await? else {
         return Ok(SweptRun::NotDispatched);
     };
-    if sweep.state == "cancelled" {
+    if sweep.state == SweepState::Cancelled {
         return Ok(SweptRun::Cancelled);
     }
     let pr = PrNumber(sweep.pr_number as u64);
     // Deliveries come out of order: a finished sweep never moves back to
     // running.
-    let state = match (sweep.state.as_str(), status) {
-        ("completed", _) => None,
-        (_, "completed") => Some("completed"),
-        _ => Some("running"),
+    let state = match (sweep.state, status) {
+        (SweepState::Completed, _) => None,
+        (_, "completed") => Some(SweepState::Completed),
+        _ => Some(SweepState::Running),
     };
     let conclusion = conclusion.filter(|_| status == "completed");
     if state.is_some() || conclusion.is_some() {
@@ -341,12 +343,8 @@ pub(crate) struct SweepJobs;
 
 #[async_trait::async_trait]
 impl Handler for SweepJobs {
-    fn name(&self) -> &'static str {
-        "sweep-jobs"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        kind.starts_with("workflow_job.") || kind.starts_with("check_run.")
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::SweepJobs
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
@@ -409,7 +407,7 @@ impl Handler for SweepJobs {
             })
             .await?;
         // The first job to start means the run is under way.
-        if sweep.state == "dispatched" {
+        if sweep.state == SweepState::Dispatched {
             store_running(&ctx.store, &sweep.sweep_id).await?;
         }
         Ok(())
@@ -421,7 +419,7 @@ async fn store_running(store: &Store, sweep_id: &str) -> Result<(), HandlerError
         .update_sweep(
             sweep_id,
             &SweepUpdate {
-                state: Some("running"),
+                state: Some(SweepState::Running),
                 ..SweepUpdate::default()
             },
             now_ms(),
@@ -473,7 +471,8 @@ pub async fn refresh_open_sweeps(services: &Services, store: &Store) -> anyhow::
         let job = NewJob {
             kind: "workflow_run.completed".into(),
             serial_key: Some(format!("{}#{}", s.repository, s.pr_number)),
-            payload: "{}".into(),
+            payload: crate::events::JobPayload::delivery("workflow_run", Some("completed"))
+                .to_json(),
             max_attempts: crate::queue::QueueConfig::default().max_attempts,
             run_after: now,
         };

@@ -38,15 +38,8 @@ fn catch_all_team(codeowners: &str) -> Option<String> {
 
 #[async_trait]
 impl Handler for ContributionGuide {
-    fn name(&self) -> &'static str {
-        "guide"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(
-            kind,
-            "pull_request.opened" | "pull_request.reopened" | "pull_request.ready_for_review"
-        )
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::ContributionGuide
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
@@ -92,6 +85,7 @@ impl Handler for ContributionGuide {
             changelog: &cfg.paths.changelog,
             primary: &cfg.labels.primary,
             modifiers: &cfg.labels.modifiers,
+            roles: &cfg.labels.roles,
             label_docs_url: &label_docs,
             rerun_docs_url: &cfg.links.rerun_docs,
         });

@@ -30,18 +30,8 @@ impl RecipeLint {
 
 #[async_trait]
 impl Handler for RecipeLint {
-    fn name(&self) -> &'static str {
-        "recipe-lint"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(
-            kind,
-            "pull_request.opened"
-                | "pull_request.reopened"
-                | "pull_request.synchronize"
-                | "pull_request.ready_for_review"
-        )
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::RecipeLint
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {

@@ -12,8 +12,6 @@ use sweepgate_core::config::repo::REPO_CONFIG_PATH;
 use sweepgate_core::config::{CONFIG_FILES, ConfigError, Deprecation, RepoConfig, Resolved};
 use sweepgate_core::ids::RepoName;
 
-const NS: &str = "repo-config";
-
 pub struct Loaded {
     pub config: RepoConfig,
     /// Set when the configuration on the default branch is invalid.
@@ -44,7 +42,7 @@ pub async fn load(
         Ok(Resolved { config, notes }) => {
             // Kept as one file: it reads back as this configuration.
             match config.to_toml() {
-                Ok(text) => store.kv_put(NS, &repo.0, &text, now_ms()).await?,
+                Ok(text) => store.keep_valid_config(repo, &text, now_ms()).await?,
                 Err(e) => tracing::warn!(%repo, %e, "the configuration could not be kept"),
             }
             Ok(Loaded {
@@ -56,7 +54,7 @@ pub async fn load(
         Err(error) => {
             // What an older release kept (the raw file) reads back alike.
             let last = store
-                .kv_get(NS, &repo.0)
+                .last_valid_config(repo)
                 .await?
                 .and_then(|t| RepoConfig::from_toml(REPO_CONFIG_PATH, t.as_bytes()).ok())
                 .unwrap_or_default();
@@ -207,15 +205,8 @@ async fn report(
 
 #[async_trait::async_trait]
 impl crate::events::Handler for ConfigCheck {
-    fn name(&self) -> &'static str {
-        "config-check"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(
-            kind,
-            "push" | "pull_request.opened" | "pull_request.reopened" | "pull_request.synchronize"
-        )
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::ConfigCheck
     }
 
     async fn handle(

@@ -12,17 +12,11 @@ use crate::comments::{Refusal, SignoffRefused, render};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::CheckRunReport;
 use crate::snapshot::remote;
-use crate::store::{HeadRecord, Store, now_ms};
+use crate::store::{HeadRecord, Store, VerifierRunsOf, now_ms};
 use crate::verdict::{self, Verdict};
 use sweepgate_core::checks::snapshot::{Signoff, SignoffKind};
 use sweepgate_core::ids::{PrNumber, RepoName, RunId};
 use sweepgate_core::signoff::{Coverage, RecordedHead};
-
-/// The store's namespace of the pinned run (written by `/use`).
-const NS_PIN: &str = "pin";
-/// The check run already published per (repository, SHA), so a retried
-/// job does not create a second identical one.
-const NS_CHECK_RUN: &str = "verdict-check-run";
 
 pub(crate) struct SignoffVerifier {
     services: Services,
@@ -142,23 +136,8 @@ fn trigger(event: &Event) -> Option<Trigger> {
 
 #[async_trait]
 impl Handler for SignoffVerifier {
-    fn name(&self) -> &'static str {
-        "verifier"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(
-            kind,
-            "issue_comment.created"
-                | "issue_comment.edited"
-                | "pull_request_review.submitted"
-                | "pull_request_review.edited"
-                | "pull_request_review_comment.created"
-                | "pull_request_review_comment.edited"
-                | "pull_request.opened"
-                | "pull_request.reopened"
-                | "pull_request.synchronize"
-        )
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::SignoffVerifier
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
@@ -410,8 +389,6 @@ async fn may_sign(scope: &Scope, pr: PrNumber, user: &str) -> Result<bool, Handl
     Ok(role >= sweepgate_core::commands::RepoRole::Write)
 }
 
-/// The store's record of the verifier runs one actor caused on a PR.
-const NS_RUNS: &str = "verifier-runs";
 const HOUR_MS: i64 = 3_600_000;
 
 /// Counts a verifier run against `actor`'s hourly allowance on the PR;
@@ -424,26 +401,18 @@ pub(crate) async fn take_run(
     actor: &str,
 ) -> Result<Result<(), u32>, HandlerError> {
     let limit = scope.cfg.signoff.runs_per_hour;
-    let key = format!("{}#{pr}:{}", scope.repo, actor.to_ascii_lowercase());
+    let actor = actor.to_ascii_lowercase();
+    let of = VerifierRunsOf {
+        repo: &scope.repo,
+        pr,
+        actor: &actor,
+    };
     let now = now_ms();
-    let mut runs: Vec<i64> = store
-        .kv_get(NS_RUNS, &key)
-        .await?
-        .and_then(|v| serde_json::from_str(&v).ok())
-        .unwrap_or_default();
-    runs.retain(|t| now - t < HOUR_MS);
-    if runs.len() >= limit as usize {
+    let since = now - HOUR_MS;
+    if store.verifier_runs_since(&of, since).await? >= u64::from(limit) {
         return Ok(Err(limit));
     }
-    runs.push(now);
-    store
-        .kv_put(
-            NS_RUNS,
-            &key,
-            &serde_json::to_string(&runs).unwrap_or_default(),
-            now,
-        )
-        .await?;
+    store.record_verifier_run(&of, now, since).await?;
     Ok(Ok(()))
 }
 
@@ -495,13 +464,7 @@ async fn stored_pin(
     repo: &RepoName,
     pr: PrNumber,
 ) -> Result<Option<RunId>, HandlerError> {
-    let Some(v) = store.kv_get(NS_PIN, &format!("{repo}#{pr}")).await? else {
-        return Ok(None);
-    };
-    Ok(serde_json::from_str::<serde_json::Value>(&v)
-        .ok()
-        .and_then(|v| v["run"].as_u64())
-        .map(RunId))
+    Ok(store.pin(repo, pr).await?.map(|p| p.run))
 }
 
 /// Builds the snapshot at `head` and runs the checks.
@@ -633,8 +596,10 @@ pub(crate) async fn publish(
     let digest = hex::encode(Sha256::digest(
         serde_json::to_vec(&cr).unwrap_or_default().as_slice(),
     ));
-    let key = format!("{repo}@{}", v.head_sha);
-    if store.kv_get(NS_CHECK_RUN, &key).await?.as_deref() != Some(digest.as_str()) {
+    // The check run already published on this commit: a retried job does
+    // not create a second identical one.
+    let published = store.published_check_run(repo, &v.head_sha).await?;
+    if published.as_deref() != Some(digest.as_str()) {
         let annotations: Vec<serde_json::Value> = cr
             .annotations
             .iter()
@@ -652,7 +617,9 @@ pub(crate) async fn publish(
             },
         )
         .await?;
-        store.kv_put(NS_CHECK_RUN, &key, &digest, now_ms()).await?;
+        store
+            .record_published_check_run(repo, &v.head_sha, &digest, now_ms())
+            .await?;
     }
     let blocking = v.blocking().len();
     let summary = if v.passed() {

@@ -242,7 +242,7 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Body) 
             Some(NewJob {
                 kind: kind.clone(),
                 serial_key: envelope.serial_key(),
-                payload: "{}".into(),
+                payload: events::JobPayload::delivery(event, envelope.action.as_deref()).to_json(),
                 max_attempts: state.max_attempts,
                 run_after: received_at,
             }),

@@ -258,9 +258,14 @@ async fn find_run(
     if newest.is_none() {
         return Ok(None);
     }
-    let runs = api
-        .completed_sweep_runs(req.repo, &req.cfg.sweep.workflow, head_branch, req.swept)
-        .await?;
+    let runs = crate::handlers::sweeps::reuse::completed_sweep_runs(
+        api,
+        req.repo,
+        &req.cfg.sweep.workflow,
+        head_branch,
+        req.swept,
+    )
+    .await?;
     Ok(runs.into_iter().find(|r| commits.contains(&r.head_sha)))
 }
 

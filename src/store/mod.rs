@@ -9,7 +9,8 @@ use serde::Serialize;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
-use sweepgate_core::ids::{DeliveryId, JobId};
+use sweepgate_core::ids::{CommentId, DeliveryId, JobId, PrNumber, RepoName, RunId};
+pub use sweepgate_core::sweep::SweepState;
 
 pub use sql::{PgStore, SqliteStore};
 
@@ -245,18 +246,21 @@ pub struct SweepRow {
     #[serde(skip)]
     pub token_sha256: String,
     pub expires_at: i64,
-    /// `dispatched`, `running`, `completed` or `cancelled`.
-    pub state: String,
+    #[sqlx(try_from = "String")]
+    pub state: SweepState,
     pub run_id: Option<i64>,
     pub conclusion: Option<String>,
     pub reason: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// When GitHub accepted its dispatch request (or its run was found):
+    /// a sweep stored without it may never have been sent.
+    pub dispatch_sent_at: Option<i64>,
 }
 
 impl SweepRow {
     pub(crate) fn is_open(&self) -> bool {
-        matches!(self.state.as_str(), "dispatched" | "running")
+        self.state.is_open()
     }
 }
 
@@ -276,7 +280,7 @@ pub struct SweepJob {
 /// A change of a sweep's state; `None` fields keep their value.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SweepUpdate<'a> {
-    pub state: Option<&'a str>,
+    pub state: Option<SweepState>,
     pub run_id: Option<i64>,
     pub conclusion: Option<&'a str>,
     pub reason: Option<&'a str>,
@@ -295,6 +299,51 @@ pub struct HeadRecord {
     pub received_at: i64,
     /// The delivery id, or `observed:<sha>` for a head the verifier read.
     pub source: String,
+}
+
+/// The run pinned on a PR (`/use`, `/reuse-sweep-run`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pin {
+    pub run: RunId,
+    pub by: String,
+    /// The command's comment: the pin of a later command wins.
+    pub command_comment: Option<CommentId>,
+}
+
+/// What a staging callback needs to edit the command's reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StagingReply {
+    pub command_comment: Option<CommentId>,
+    pub run: RunId,
+}
+
+/// A staging request is sent once per run attempt and reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StagingKey {
+    pub run: RunId,
+    pub attempt: u64,
+    pub reply: CommentId,
+}
+
+/// One thing an author wrote, as recorded (`docs/contracts.md` §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthoredEntry<'a> {
+    /// The command lines of a comment (none: its author removed them).
+    Commands {
+        comment: CommentId,
+        lines: &'a [String],
+    },
+    /// The SHA-256 of a sign-off body.
+    Signoff { url: &'a str, body_sha256: &'a str },
+}
+
+/// A PR's verifier runs caused by one actor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerifierRunsOf<'a> {
+    pub repo: &'a RepoName,
+    pub pr: PrNumber,
+    /// Lower-cased login.
+    pub actor: &'a str,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -415,27 +464,116 @@ pub trait Storage: Send + Sync + 'static {
     /// A PR's recorded heads, oldest first (by GitHub's time).
     async fn pr_heads(&self, repository: &str, pr: i64) -> Result<Vec<HeadRecord>, StoreError>;
 
-    async fn kv_get(&self, namespace: &str, key: &str) -> Result<Option<String>, StoreError>;
-    async fn kv_put(
+    /// The run pinned on the PR.
+    async fn pin(&self, repo: &RepoName, pr: PrNumber) -> Result<Option<Pin>, StoreError>;
+    /// Pins `pin.run` unless a later command's pin is stored (one
+    /// statement, so racing replicas agree); `true` when written.
+    async fn put_pin(
         &self,
-        namespace: &str,
-        key: &str,
-        value: &str,
+        repo: &RepoName,
+        pr: PrNumber,
+        pin: &Pin,
+        now: i64,
+    ) -> Result<bool, StoreError>;
+
+    /// Records that GitHub accepted the sweep's dispatch request.
+    async fn mark_dispatch_sent(&self, sweep_id: &str, now: i64) -> Result<bool, StoreError>;
+
+    async fn staging_reply(&self, reply: CommentId) -> Result<Option<StagingReply>, StoreError>;
+    async fn put_staging_reply(
+        &self,
+        reply: CommentId,
+        facts: &StagingReply,
         now: i64,
     ) -> Result<(), StoreError>;
-    /// Stores `value` unless the key has one; the value stored either way
-    /// (so replicas racing to create a key all end up with the same).
-    async fn kv_put_if_absent(
+    async fn staging_sent(&self, key: &StagingKey) -> Result<bool, StoreError>;
+    async fn mark_staging_sent(&self, key: &StagingKey, now: i64) -> Result<(), StoreError>;
+
+    /// The head a fork PR's sweep is bound to.
+    async fn fork_binding(
         &self,
-        namespace: &str,
-        key: &str,
-        value: &str,
+        repo: &RepoName,
+        pr: PrNumber,
+    ) -> Result<Option<String>, StoreError>;
+    async fn bind_fork(
+        &self,
+        repo: &RepoName,
+        pr: PrNumber,
+        head_sha: &str,
+        now: i64,
+    ) -> Result<(), StoreError>;
+
+    /// The digest of the verdict check run published on `head_sha`.
+    async fn published_check_run(
+        &self,
+        repo: &RepoName,
+        head_sha: &str,
+    ) -> Result<Option<String>, StoreError>;
+    async fn record_published_check_run(
+        &self,
+        repo: &RepoName,
+        head_sha: &str,
+        digest: &str,
+        now: i64,
+    ) -> Result<(), StoreError>;
+
+    /// How many verifier runs the actor caused on the PR since `since`.
+    async fn verifier_runs_since(
+        &self,
+        of: &VerifierRunsOf<'_>,
+        since: i64,
+    ) -> Result<u64, StoreError>;
+    /// Records a run at `at` and forgets the actor's runs before `since`.
+    async fn record_verifier_run(
+        &self,
+        of: &VerifierRunsOf<'_>,
+        at: i64,
+        since: i64,
+    ) -> Result<(), StoreError>;
+
+    /// Comment id → the command lines its author last wrote.
+    async fn authored_commands(
+        &self,
+        repo: &RepoName,
+        pr: PrNumber,
+    ) -> Result<Vec<(CommentId, Vec<String>)>, StoreError>;
+    /// Sign-off URL → SHA-256 of the body its author last wrote.
+    async fn authored_signoffs(
+        &self,
+        repo: &RepoName,
+        pr: PrNumber,
+    ) -> Result<Vec<(String, String)>, StoreError>;
+    /// Records what an author wrote (a comment's command lines, or a
+    /// sign-off's digest), replacing the earlier record of the same.
+    async fn put_authored(
+        &self,
+        repo: &RepoName,
+        pr: PrNumber,
+        entry: &AuthoredEntry<'_>,
+        now: i64,
+    ) -> Result<(), StoreError>;
+
+    /// The last valid repository configuration's text.
+    async fn last_valid_config(&self, repo: &RepoName) -> Result<Option<String>, StoreError>;
+    async fn keep_valid_config(
+        &self,
+        repo: &RepoName,
+        text: &str,
+        now: i64,
+    ) -> Result<(), StoreError>;
+
+    /// The key named `name`, stored as `fresh_hex` unless one exists; the
+    /// stored one either way (replicas racing to make it agree).
+    async fn signing_key(
+        &self,
+        name: &str,
+        fresh_hex: &str,
         now: i64,
     ) -> Result<String, StoreError>;
 }
 
 /// Durability of SQLite commits (`docs/operations.md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SqliteSync {
     /// WAL + `synchronous=NORMAL`: a commit survives a crash of the process.
@@ -443,6 +581,22 @@ pub enum SqliteSync {
     Normal,
     /// WAL + `synchronous=FULL`: a commit also survives power loss.
     Full,
+}
+
+impl SqliteSync {
+    /// Each durability by the name the command line and the server file use.
+    pub const BY_NAME: [(&'static str, SqliteSync); 2] =
+        [("normal", SqliteSync::Normal), ("full", SqliteSync::Full)];
+}
+
+impl FromStr for SqliteSync {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::BY_NAME
+            .into_iter()
+            .find_map(|(name, sync)| (name == s).then_some(sync))
+            .ok_or_else(|| format!("unknown SQLite durability `{s}` (normal or full)"))
+    }
 }
 
 /// Opens the store named by `url` (`sqlite:path`, `sqlite::memory:`,

@@ -18,10 +18,20 @@ const JOB_COLUMNS: &str = "id, delivery_id, kind, serial_key, payload, state, at
 
 const SWEEP_COLUMNS: &str = "sweep_id, repository, installation_id, pr_number, head_sha, \
      base_sha, primary_label, modifiers, matrix, token_sha256, expires_at, state, run_id, \
-     conclusion, reason, created_at, updated_at";
+     conclusion, reason, created_at, updated_at, dispatch_sent_at";
 
 const DELIVERY_COLUMNS: &str = "delivery_id, event, action, repository, installation_id, \
      pr_number, outcome, reason, received_at";
+
+/// What an author wrote: one row per comment, and per sign-off.
+const UPSERT_AUTHORED_COMMANDS: &str = "INSERT INTO authored_commands (repository, pr_number, \
+     comment_id, lines, updated_at) VALUES ($1, $2, $3, $4, $5) \
+     ON CONFLICT (repository, pr_number, comment_id) DO UPDATE \
+     SET lines = excluded.lines, updated_at = excluded.updated_at";
+const UPSERT_AUTHORED_SIGNOFF: &str = "INSERT INTO authored_signoffs (repository, pr_number, \
+     url, body_sha256, updated_at) VALUES ($1, $2, $3, $4, $5) \
+     ON CONFLICT (repository, pr_number, url) DO UPDATE \
+     SET body_sha256 = excluded.body_sha256, updated_at = excluded.updated_at";
 
 /// The claim: pending and due, or running with an expired lease; and no
 /// earlier unfinished job with the same serial key (per-PR FIFO, which also
@@ -59,6 +69,16 @@ macro_rules! sql_store {
                     pool,
                     claim_sql: claim_sql($lock),
                 }
+            }
+
+            /// A statement whose first two parameters are a PR's repository
+            /// and number.
+            fn pr_query(
+                sql: &'static str,
+                repo: &RepoName,
+                pr: PrNumber,
+            ) -> sqlx::query::Query<'static, $db, <$db as sqlx::Database>::Arguments> {
+                sqlx::query(sql).bind(repo.0.as_str()).bind(pr.0 as i64)
             }
 
             async fn insert_job(
@@ -475,7 +495,7 @@ macro_rules! sql_store {
             async fn create_sweep(&self, w: &SweepRow) -> Result<bool, StoreError> {
                 let sql = format!(
                     "INSERT INTO sweeps ({SWEEP_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, \
-                     $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
+                     $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
                      ON CONFLICT (sweep_id) DO NOTHING"
                 );
                 let n = sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -490,12 +510,13 @@ macro_rules! sql_store {
                     .bind(&w.matrix)
                     .bind(&w.token_sha256)
                     .bind(w.expires_at)
-                    .bind(&w.state)
+                    .bind(w.state.as_str())
                     .bind(w.run_id)
                     .bind(&w.conclusion)
                     .bind(&w.reason)
                     .bind(w.created_at)
                     .bind(w.updated_at)
+                    .bind(w.dispatch_sent_at)
                     .execute(&self.pool)
                     .await?
                     .rows_affected();
@@ -600,7 +621,7 @@ macro_rules! sql_store {
                      updated_at = $7 WHERE sweep_id = $1",
                 )
                 .bind(id)
-                .bind(c.state)
+                .bind(c.state.map(SweepState::as_str))
                 .bind(c.run_id)
                 .bind(c.conclusion)
                 .bind(c.reason)
@@ -646,56 +667,276 @@ macro_rules! sql_store {
                 .await?)
             }
 
-            async fn kv_get(&self, ns: &str, key: &str) -> Result<Option<String>, StoreError> {
-                Ok(
-                    sqlx::query_scalar("SELECT value FROM kv WHERE namespace = $1 AND key = $2")
-                        .bind(ns)
-                        .bind(key)
-                        .fetch_optional(&self.pool)
-                        .await?,
+            async fn pin(&self, repo: &RepoName, pr: PrNumber) -> Result<Option<Pin>, StoreError> {
+                let row: Option<(i64, String, Option<i64>)> = sqlx::query_as(
+                    "SELECT run_id, pinned_by, command_comment_id FROM pins \
+                     WHERE repository = $1 AND pr_number = $2",
                 )
+                .bind(&repo.0)
+                .bind(pr.0 as i64)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.map(|(run, by, comment)| Pin {
+                    run: RunId(run as u64),
+                    by,
+                    command_comment: comment.map(|c| CommentId(c as u64)),
+                }))
             }
 
-            async fn kv_put(
-                &self,
-                ns: &str,
-                key: &str,
-                value: &str,
-                now: i64,
-            ) -> Result<(), StoreError> {
-                sqlx::query(
-                    "INSERT INTO kv (namespace, key, value, updated_at) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (namespace, key) DO UPDATE \
-                     SET value = excluded.value, updated_at = excluded.updated_at",
+            async fn put_pin(&self, repo: &RepoName, pr: PrNumber, pin: &Pin, now: i64) -> Result<bool, StoreError> {
+                let n = sqlx::query(
+                    "INSERT INTO pins (repository, pr_number, run_id, pinned_by, \
+                     command_comment_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6) \
+                     ON CONFLICT (repository, pr_number) DO UPDATE SET run_id = excluded.run_id, \
+                     pinned_by = excluded.pinned_by, command_comment_id = excluded.command_comment_id, \
+                     updated_at = excluded.updated_at \
+                     WHERE pins.command_comment_id IS NULL \
+                     OR pins.command_comment_id <= excluded.command_comment_id",
                 )
-                .bind(ns)
-                .bind(key)
-                .bind(value)
+                .bind(&repo.0)
+                .bind(pr.0 as i64)
+                .bind(pin.run.0 as i64)
+                .bind(&pin.by)
+                .bind(pin.command_comment.map(|c| c.0 as i64))
+                .bind(now)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn mark_dispatch_sent(&self, sweep_id: &str, now: i64) -> Result<bool, StoreError> {
+                let n = sqlx::query(
+                    "UPDATE sweeps SET dispatch_sent_at = COALESCE(dispatch_sent_at, $2) \
+                     WHERE sweep_id = $1",
+                )
+                .bind(sweep_id)
+                .bind(now)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
+            }
+
+            async fn staging_reply(&self, reply: CommentId) -> Result<Option<StagingReply>, StoreError> {
+                let row: Option<(Option<i64>, i64)> = sqlx::query_as(
+                    "SELECT command_comment_id, run_id FROM staging_replies \
+                     WHERE reply_comment_id = $1",
+                )
+                .bind(reply.0 as i64)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.map(|(comment, run)| StagingReply {
+                    command_comment: comment.map(|c| CommentId(c as u64)),
+                    run: RunId(run as u64),
+                }))
+            }
+
+            async fn put_staging_reply(&self, reply: CommentId, facts: &StagingReply, now: i64) -> Result<(), StoreError> {
+                sqlx::query(
+                    "INSERT INTO staging_replies (reply_comment_id, command_comment_id, run_id, \
+                     updated_at) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (reply_comment_id) DO UPDATE SET \
+                     command_comment_id = excluded.command_comment_id, run_id = excluded.run_id, \
+                     updated_at = excluded.updated_at",
+                )
+                .bind(reply.0 as i64)
+                .bind(facts.command_comment.map(|c| c.0 as i64))
+                .bind(facts.run.0 as i64)
                 .bind(now)
                 .execute(&self.pool)
                 .await?;
                 Ok(())
             }
 
-            async fn kv_put_if_absent(
-                &self,
-                ns: &str,
-                key: &str,
-                value: &str,
-                now: i64,
-            ) -> Result<String, StoreError> {
-                sqlx::query(
-                    "INSERT INTO kv (namespace, key, value, updated_at) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (namespace, key) DO NOTHING",
+            async fn staging_sent(&self, key: &StagingKey) -> Result<bool, StoreError> {
+                let n: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM staging_sent \
+                     WHERE run_id = $1 AND attempt = $2 AND reply_comment_id = $3",
                 )
-                .bind(ns)
-                .bind(key)
-                .bind(value)
+                .bind(key.run.0 as i64)
+                .bind(key.attempt as i64)
+                .bind(key.reply.0 as i64)
+                .fetch_one(&self.pool)
+                .await?;
+                Ok(n > 0)
+            }
+
+            async fn mark_staging_sent(&self, key: &StagingKey, now: i64) -> Result<(), StoreError> {
+                sqlx::query(
+                    "INSERT INTO staging_sent (run_id, attempt, reply_comment_id, sent_at) \
+                     VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (run_id, attempt, reply_comment_id) DO NOTHING",
+                )
+                .bind(key.run.0 as i64)
+                .bind(key.attempt as i64)
+                .bind(key.reply.0 as i64)
+                .bind(now)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn fork_binding(&self, repo: &RepoName, pr: PrNumber) -> Result<Option<String>, StoreError> {
+                Ok(sqlx::query_scalar(
+                    "SELECT head_sha FROM fork_bindings WHERE repository = $1 AND pr_number = $2",
+                )
+                .bind(&repo.0)
+                .bind(pr.0 as i64)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn bind_fork(&self, repo: &RepoName, pr: PrNumber, head_sha: &str, now: i64) -> Result<(), StoreError> {
+                Self::pr_query(
+                    "INSERT INTO fork_bindings (repository, pr_number, head_sha, bound_at) \
+                     VALUES ($1, $2, $3, $4) ON CONFLICT (repository, pr_number) DO UPDATE \
+                     SET head_sha = excluded.head_sha, bound_at = excluded.bound_at",
+                    repo,
+                    pr,
+                )
+                .bind(head_sha)
+                .bind(now)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn published_check_run(&self, repo: &RepoName, head_sha: &str) -> Result<Option<String>, StoreError> {
+                Ok(sqlx::query_scalar(
+                    "SELECT digest FROM verdict_check_runs WHERE repository = $1 AND head_sha = $2",
+                )
+                .bind(&repo.0)
+                .bind(head_sha)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn record_published_check_run(&self, repo: &RepoName, head_sha: &str, digest: &str, now: i64) -> Result<(), StoreError> {
+                sqlx::query(
+                    "INSERT INTO verdict_check_runs (repository, head_sha, digest, published_at) \
+                     VALUES ($1, $2, $3, $4) ON CONFLICT (repository, head_sha) DO UPDATE \
+                     SET digest = excluded.digest, published_at = excluded.published_at",
+                )
+                .bind(&repo.0)
+                .bind(head_sha)
+                .bind(digest)
+                .bind(now)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn verifier_runs_since(&self, of: &VerifierRunsOf<'_>, since: i64) -> Result<u64, StoreError> {
+                let n: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM verifier_runs WHERE repository = $1 \
+                     AND pr_number = $2 AND actor = $3 AND at > $4",
+                )
+                .bind(&of.repo.0)
+                .bind(of.pr.0 as i64)
+                .bind(of.actor)
+                .bind(since)
+                .fetch_one(&self.pool)
+                .await?;
+                Ok(n.max(0) as u64)
+            }
+
+            async fn record_verifier_run(&self, of: &VerifierRunsOf<'_>, at: i64, since: i64) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin().await?;
+                // Forget the runs that no longer count, then count this one.
+                for (sql, time) in [
+                    ("DELETE FROM verifier_runs WHERE repository = $1 AND pr_number = $2 AND actor = $3 AND at <= $4", since),
+                    ("INSERT INTO verifier_runs (repository, pr_number, actor, at) VALUES ($1, $2, $3, $4)", at),
+                ] {
+                    Self::pr_query(sql, of.repo, of.pr).bind(of.actor).bind(time).execute(&mut *tx).await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn authored_commands(&self, repo: &RepoName, pr: PrNumber) -> Result<Vec<(CommentId, Vec<String>)>, StoreError> {
+                let rows: Vec<(i64, String)> = sqlx::query_as(
+                    "SELECT comment_id, lines FROM authored_commands \
+                     WHERE repository = $1 AND pr_number = $2 ORDER BY comment_id",
+                )
+                .bind(&repo.0)
+                .bind(pr.0 as i64)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|(id, lines)| {
+                        let lines = if lines.is_empty() {
+                            Vec::new()
+                        } else {
+                            lines.split('\n').map(str::to_owned).collect()
+                        };
+                        (CommentId(id as u64), lines)
+                    })
+                    .collect())
+            }
+
+            async fn authored_signoffs(&self, repo: &RepoName, pr: PrNumber) -> Result<Vec<(String, String)>, StoreError> {
+                Ok(sqlx::query_as(
+                    "SELECT url, body_sha256 FROM authored_signoffs \
+                     WHERE repository = $1 AND pr_number = $2 ORDER BY url",
+                )
+                .bind(&repo.0)
+                .bind(pr.0 as i64)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn put_authored(&self, repo: &RepoName, pr: PrNumber, entry: &AuthoredEntry<'_>, now: i64) -> Result<(), StoreError> {
+                let query = match entry {
+                    AuthoredEntry::Commands { comment, lines } => Self::pr_query(UPSERT_AUTHORED_COMMANDS, repo, pr).bind(comment.0 as i64).bind(lines.join("\n")),
+                    AuthoredEntry::Signoff { url, body_sha256 } => Self::pr_query(UPSERT_AUTHORED_SIGNOFF, repo, pr).bind(*url).bind(*body_sha256),
+                };
+                query.bind(now).execute(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn last_valid_config(&self, repo: &RepoName) -> Result<Option<String>, StoreError> {
+                Ok(
+                    sqlx::query_scalar("SELECT text FROM repo_configs WHERE repository = $1")
+                        .bind(&repo.0)
+                        .fetch_optional(&self.pool)
+                        .await?,
+                )
+            }
+
+            async fn keep_valid_config(&self, repo: &RepoName, text: &str, now: i64) -> Result<(), StoreError> {
+                sqlx::query(
+                    "INSERT INTO repo_configs (repository, text, updated_at) VALUES ($1, $2, $3) \
+                     ON CONFLICT (repository) DO UPDATE \
+                     SET text = excluded.text, updated_at = excluded.updated_at",
+                )
+                .bind(&repo.0)
+                .bind(text)
+                .bind(now)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn signing_key(&self, name: &str, fresh_hex: &str, now: i64) -> Result<String, StoreError> {
+                sqlx::query(
+                    "INSERT INTO signing_keys (name, key_hex, created_at) VALUES ($1, $2, $3) \
+                     ON CONFLICT (name) DO NOTHING",
+                )
+                .bind(name)
+                .bind(fresh_hex)
                 .bind(now)
                 .execute(&self.pool)
                 .await?;
                 // Just written or kept: it is there.
-                Ok(self.kv_get(ns, key).await?.unwrap_or_default())
+                Ok(
+                    sqlx::query_scalar("SELECT key_hex FROM signing_keys WHERE name = $1")
+                        .bind(name)
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .unwrap_or_default(),
+                )
             }
         }
     };

@@ -721,7 +721,7 @@ fn app_manifest_asks_for_exactly_the_declared_permissions_and_events() {
         .iter()
         .map(|v| s(v, "event"))
         .collect();
-    assert_eq!(events, deploy::EVENTS);
+    assert_eq!(events, deploy::events());
     assert_eq!(
         m["hook_attributes"]["url"],
         "https://sweepgate.example.com/webhook"

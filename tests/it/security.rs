@@ -19,7 +19,7 @@ use common::transcript::{
 };
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use sweepgate_sandbox::{Change, Fault, PullRequestSpec};
+use sweepgate_sandbox::{Change, Fault};
 use tower::ServiceExt;
 
 const PUBLIC: &str = "https://gate.example.com";
@@ -359,20 +359,12 @@ async fn a_fork_pr_sweeps_only_on_a_maintainers_label_bound_to_its_head() {
         .unwrap();
     s.set_permission(OWNER, REPO, "maint", "write", "maintain")
         .unwrap();
-    s.fork(OWNER, REPO, "vendor").unwrap();
-    s.create_branch("vendor", REPO, "retune", "main").unwrap();
-    s.commit_as(
+    let pr = w.open_fork_pr(
         "vendor",
-        REPO,
         "retune",
         &[changelog_append("Retune TP8")],
-        "retune",
         "vendor-dev",
-    )
-    .unwrap();
-    let pr = s
-        .open_pr(PullRequestSpec::new(OWNER, REPO, "vendor:retune", "vendor-dev").title("Retune"))
-        .unwrap();
+    );
     w.deliver().await;
     let first = pr.head_sha().unwrap();
 
@@ -420,7 +412,11 @@ async fn a_fork_pr_sweeps_only_on_a_maintainers_label_bound_to_its_head() {
             .await
             .unwrap();
     assert_eq!(sweeps.len(), 1);
-    assert_eq!(sweeps[0].state, "cancelled", "the old head's sweep stops");
+    assert_eq!(
+        sweeps[0].state,
+        sweepgate::store::SweepState::Cancelled,
+        "the old head's sweep stops"
+    );
 
     // A new label by the maintainer sweeps the new head.
     pr.remove_label(LABEL, "maint").unwrap();

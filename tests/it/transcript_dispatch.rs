@@ -92,7 +92,7 @@ async fn a_labelled_pr_is_dispatched_once_with_the_matrix_of_its_entries() {
     let sweeps = stored_sweeps(&w, pr.number).await;
     assert_eq!(sweeps.len(), 1);
     let sweep = &sweeps[0];
-    assert_eq!(sweep.state, "dispatched");
+    assert_eq!(sweep.state, sweepgate::store::SweepState::Dispatched);
     assert_eq!(sweep.run_id, Some(d.run_id as i64));
     let id = sweep.sweep_id.as_str();
     let url = d.inputs["matrix-url"].as_str().unwrap();
@@ -205,7 +205,7 @@ async fn a_new_push_cancels_the_superseded_run_and_dispatches_the_new_head() {
     );
     let sweeps = stored_sweeps(&w, pr.number).await;
     assert_eq!(sweeps.len(), 2);
-    assert_eq!(sweeps[0].state, "cancelled");
+    assert_eq!(sweeps[0].state, sweepgate::store::SweepState::Cancelled);
     assert_eq!(
         sweeps[0].reason.as_deref(),
         Some(
@@ -216,7 +216,7 @@ async fn a_new_push_cancels_the_superseded_run_and_dispatches_the_new_head() {
             .as_str()
         )
     );
-    assert_eq!(sweeps[1].state, "dispatched");
+    assert_eq!(sweeps[1].state, sweepgate::store::SweepState::Dispatched);
 
     // Removing the label refuses the appended entry and cancels the live
     // sweep too.
@@ -227,7 +227,7 @@ async fn a_new_push_cancels_the_superseded_run_and_dispatches_the_new_head() {
             .starts_with("<!-- sweepgate:sweep-gate -->")
     );
     let sweeps = stored_sweeps(&w, pr.number).await;
-    assert_eq!(sweeps[1].state, "cancelled");
+    assert_eq!(sweeps[1].state, sweepgate::store::SweepState::Cancelled);
     assert_eq!(
         sweeps[1].reason.as_deref(),
         Some(
@@ -268,7 +268,7 @@ async fn a_lost_workflow_run_is_recovered_by_the_timer() {
         "{links}"
     );
     let sweeps = stored_sweeps(&w, pr.number).await;
-    assert_eq!(sweeps[0].state, "completed");
+    assert_eq!(sweeps[0].state, sweepgate::store::SweepState::Completed);
     assert_eq!(sweeps[0].conclusion.as_deref(), Some("success"));
     // Nothing is open any more: the next tick rebuilds nothing.
     assert_eq!(
@@ -349,7 +349,8 @@ async fn workflow_job_and_check_run_events_follow_the_sweeps_jobs() {
     w.deliver().await;
     let sweep = stored_sweeps(&w, pr.number).await.remove(0);
     assert_eq!(
-        sweep.state, "running",
+        sweep.state,
+        sweepgate::store::SweepState::Running,
         "a queued job means the run is under way"
     );
     let states =
@@ -662,12 +663,13 @@ async fn a_sweep_stored_before_a_crash_but_never_dispatched_is_dispatched_once()
                 matrix: "{}".into(),
                 token_sha256: lost_digest.clone(),
                 expires_at: now + 3_600_000,
-                state: "dispatched".into(),
+                state: sweepgate::store::SweepState::Dispatched,
                 run_id: None,
                 conclusion: None,
                 reason: None,
                 created_at: now,
                 updated_at: now,
+                dispatch_sent_at: None,
             })
             .await
             .unwrap()

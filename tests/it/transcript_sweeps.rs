@@ -5,7 +5,7 @@ use crate::common;
 
 use common::transcript::{OWNER, REPO, World};
 use serde_json::json;
-use sweepgate_core::ids::{InstallationId, RepoName};
+use sweepgate_core::ids::{InstallationId, PrNumber, RepoName, RunId};
 use sweepgate_sandbox::{Change, RunSpec};
 
 const RUN: u64 = 38614048439;
@@ -114,10 +114,10 @@ async fn use_pins_stages_and_the_callbacks_edit_the_reply() {
     let reply_id = d.client_payload["comment-id"].as_str().unwrap().to_owned();
     let stored =
         w.db.store
-            .kv_get("pin", &format!("{OWNER}/{REPO}#{}", pr.number))
+            .pin(&RepoName::new(OWNER, REPO), PrNumber(pr.number))
             .await
             .unwrap();
-    assert!(stored.unwrap().contains(&format!("\"run\":{RUN}")));
+    assert_eq!(stored.map(|p| p.run), Some(RunId(RUN)));
 
     // The results repository calls back into the benchmark repository.
     let gh = common::transcript::github_for(&w.sandbox);
@@ -457,7 +457,7 @@ async fn every_other_gate_refusal_names_its_rule() {
 async fn stage_results_stages_without_pinning_and_refusals_change_nothing() {
     let (mut w, pr) = world_with_run().await;
     w.next_comment(pr.number); // the result links
-    let pin_key = format!("{OWNER}/{REPO}#{}", pr.number);
+    let pin_key = (RepoName::new(OWNER, REPO), PrNumber(pr.number));
 
     // A COLLABORATOR association with only the read role: refused.
     w.sandbox
@@ -512,7 +512,7 @@ async fn stage_results_stages_without_pinning_and_refusals_change_nothing() {
         )
     );
     assert!(w.sandbox.repository_dispatches().is_empty());
-    assert_eq!(w.db.store.kv_get("pin", &pin_key).await.unwrap(), None);
+    assert_eq!(w.db.store.pin(&pin_key.0, pin_key.1).await.unwrap(), None);
 
     // `/stage-results` stages a valid run for a writer, and pins nothing.
     let c2 = pr
@@ -526,7 +526,7 @@ async fn stage_results_stages_without_pinning_and_refusals_change_nothing() {
     let dispatches = w.sandbox.repository_dispatches();
     assert_eq!(dispatches.len(), 1);
     assert_eq!(dispatches[0].client_payload["requested-by"], "maint");
-    assert_eq!(w.db.store.kv_get("pin", &pin_key).await.unwrap(), None);
+    assert_eq!(w.db.store.pin(&pin_key.0, pin_key.1).await.unwrap(), None);
 
     // The results repository reports a failure: the reply says so.
     let reply_id = dispatches[0].client_payload["comment-id"]

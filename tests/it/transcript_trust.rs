@@ -9,6 +9,7 @@ use crate::transcript_verify::{
 };
 
 use common::transcript::{OWNER, REPO};
+use sweepgate_core::ids::{PrNumber, RepoName};
 use sweepgate_sandbox::Change;
 
 use crate::common;
@@ -598,8 +599,8 @@ async fn reliability_edit_forgeries_borrow_no_authority() {
         format!("{signoff}\n/ack-check 3 fine"),
     ];
     // seed 002's own `/use` already pinned and staged the run.
-    let pin_key = format!("{OWNER}/{REPO}#{pr}");
-    let pin = seed.w.db.store.kv_get("pin", &pin_key).await.unwrap();
+    let pin_of = (RepoName::new(OWNER, REPO), PrNumber(pr));
+    let pin = seed.w.db.store.pin(&pin_of.0, pin_of.1).await.unwrap();
     let staged = s.repository_dispatches().len();
     let mut edits = 0;
     for (victim, assoc, text) in victims {
@@ -624,7 +625,7 @@ async fn reliability_edit_forgeries_borrow_no_authority() {
     seed.w.assert_no_unexpected_comments(pr);
     assert!(statuses(&seed, &seed.head).is_empty());
     assert_eq!(s.repository_dispatches().len(), staged);
-    assert_eq!(seed.w.db.store.kv_get("pin", &pin_key).await.unwrap(), pin);
+    assert_eq!(seed.w.db.store.pin(&pin_of.0, pin_of.1).await.unwrap(), pin);
     // And the conversation the verifier reads back vouches for none of it.
     let (cmd, reply) = seed.say("maint", "MEMBER", "/verify").await;
     assert!(

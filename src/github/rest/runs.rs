@@ -112,36 +112,6 @@ impl Api {
         Ok(runs)
     }
 
-    /// The runs a PR's sweep may be picked from: completed runs of
-    /// `workflow` on `branch`, and the runs of the PR's completed
-    /// dispatched sweeps (which ran on the default branch), each with
-    /// the commit it tested; newest first.
-    pub(crate) async fn completed_sweep_runs(
-        &self,
-        repo: &RepoName,
-        workflow: &str,
-        branch: &str,
-        swept: &[crate::store::SweepRow],
-    ) -> Result<Vec<RunFacts>, GitHubError> {
-        let mut runs = self.completed_runs(repo, workflow, branch).await?;
-        for s in swept.iter().filter(|s| s.state == "completed") {
-            let Some(id) = s.run_id else { continue };
-            if !runs.iter().any(|r| r.id.0 as i64 == id)
-                && let Some(r) = self.workflow_run(repo, RunId(id as u64)).await?
-            {
-                runs.push(r);
-            }
-        }
-        for r in runs.iter_mut() {
-            sweepgate_core::sweep::runs::tested_head(
-                r,
-                swept.iter().map(|s| (s.run_id, s.head_sha.as_str())),
-            );
-        }
-        runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-        Ok(runs)
-    }
-
     /// The jobs of the run's latest attempt.
     pub(crate) async fn run_jobs(
         &self,

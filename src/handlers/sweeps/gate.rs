@@ -13,8 +13,6 @@ use sweepgate_core::ids::{PrNumber, RepoName};
 use sweepgate_core::recipe::changelog;
 use sweepgate_core::sweep::gate::{self, GateOutcome};
 
-const NS_FORK_BOUND: &str = "fork-sweep-bound";
-
 /// The sweep gate on every push and label change (`docs/contracts.md` §2, §5):
 /// in `track` mode a check run and one comment, edited in place.
 pub(crate) struct SweepGate {
@@ -31,20 +29,8 @@ pub(crate) const GATE_CHECK: &str = "sweepgate / sweep-gate";
 
 #[async_trait]
 impl Handler for SweepGate {
-    fn name(&self) -> &'static str {
-        "sweep-gate"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(
-            kind,
-            "pull_request.opened"
-                | "pull_request.reopened"
-                | "pull_request.synchronize"
-                | "pull_request.labeled"
-                | "pull_request.unlabeled"
-                | "pull_request.ready_for_review"
-        )
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::SweepGate
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
@@ -86,8 +72,8 @@ impl Handler for SweepGate {
                 .unwrap_or_default();
             let has = |l: &str| labels.iter().any(|x| x == l);
             let opts = changelog::GateOptions {
-                all_evals_label: has("all-evals"),
-                evals_only_label: has("evals-only"),
+                all_evals_label: has(&cfg.labels.roles.all_evals),
+                evals_only_label: has(&cfg.labels.roles.evals_only),
                 master_keys: master.as_ref().ok().map(|_| keys.as_slice()),
             };
             let report = changelog::pr_gate(&cfg.paths.changelog, &before, &after, &opts);
@@ -269,7 +255,6 @@ async fn fork_binding(
     head: &str,
     labeler: Option<&(String, sweepgate_core::commands::RepoRole)>,
 ) -> Result<Option<String>, HandlerError> {
-    let key = format!("{repo}#{pr}");
     let applied_now = ev.action == "labeled"
         && ev
             .label
@@ -279,10 +264,8 @@ async fn fork_binding(
         && let Some((_, role)) = labeler
         && *role >= sweepgate_core::commands::RepoRole::Write
     {
-        ctx.store
-            .kv_put(NS_FORK_BOUND, &key, head, now_ms())
-            .await?;
+        ctx.store.bind_fork(repo, pr, head, now_ms()).await?;
         return Ok(Some(head.to_owned()));
     }
-    Ok(ctx.store.kv_get(NS_FORK_BOUND, &key).await?)
+    Ok(ctx.store.fork_binding(repo, pr).await?)
 }

@@ -4,7 +4,7 @@
 //! staging callbacks. Here: what the gate and the staging callbacks share.
 mod gate;
 mod results;
-mod reuse;
+pub(crate) mod reuse;
 mod staging;
 
 pub(crate) use gate::SweepGate;
@@ -17,8 +17,6 @@ use crate::events::HandlerError;
 use crate::github::GitHubSource;
 use sweepgate_core::config::RepoConfig;
 use sweepgate_core::recipe::master;
-
-const NS_REPLY: &str = "staging-reply";
 
 /// The changelog on both sides and the master configs at the head.
 struct RecipeState {

@@ -27,12 +27,8 @@ impl RunResults {
 
 #[async_trait]
 impl Handler for RunResults {
-    fn name(&self) -> &'static str {
-        "run-results"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(kind, "workflow_run.completed" | "workflow_run.in_progress")
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::RunResults
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {

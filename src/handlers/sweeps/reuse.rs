@@ -1,19 +1,14 @@
 //! The run commands (`/use`, `/reuse-sweep-run`, `/stage-results`):
 //! checking the run, pinning it and sending the staging request.
-use super::NS_REPLY;
 use crate::comments::{RunRefused, Staging, render};
 use crate::events::HandlerError;
-use crate::github::Api;
+use crate::github::{Api, GitHubError};
 use crate::handlers::{Services, repo_config};
-use crate::store::{Store, now_ms};
+use crate::store::{Pin, StagingKey, StagingReply, Store, SweepRow, SweepState, now_ms};
 use std::collections::HashSet;
 use sweepgate_core::ids::{CommentId, PrNumber, RepoName, RunId};
 use sweepgate_core::sweep::runs::{self, Purpose, RunFacts, labels_at};
 use sweepgate_core::sweep::staging::StageRequest;
-
-const NS_PIN: &str = "pin";
-
-const NS_STAGED: &str = "staging-sent";
 
 /// A run command that passed authorization.
 pub(crate) struct RunCommand<'a> {
@@ -72,8 +67,7 @@ pub(crate) async fn prepare(
             }
         },
         None => {
-            api.completed_sweep_runs(repo, &cfg.sweep.workflow, &pull.head.name, &swept)
-                .await?
+            completed_sweep_runs(api, repo, &cfg.sweep.workflow, &pull.head.name, &swept).await?
         }
     };
     let mut first_reason = None;
@@ -161,25 +155,14 @@ pub(crate) async fn dispatch(
         .await?
         .config;
     let (repo, pr) = (at.repo, at.pr);
-    let pin_key = format!("{repo}#{pr}");
     if stage.pin {
-        let newer = match store.kv_get(NS_PIN, &pin_key).await? {
-            Some(old) => serde_json::from_str::<serde_json::Value>(&old)
-                .ok()
-                .and_then(|v| v["comment"].as_u64())
-                .is_none_or(|c| c <= stage.command_comment.0),
-            None => true,
+        // A later command's pin wins, whatever order the jobs ran in.
+        let pin = Pin {
+            run: stage.run.id,
+            by: stage.user.clone(),
+            command_comment: Some(stage.command_comment),
         };
-        if newer {
-            let value = serde_json::json!({
-                "run": stage.run.id.0,
-                "by": stage.user,
-                "comment": stage.command_comment.0,
-            });
-            store
-                .kv_put(NS_PIN, &pin_key, &value.to_string(), now_ms())
-                .await?;
-        }
+        store.put_pin(repo, pr, &pin, now_ms()).await?;
     }
     let request = StageRequest {
         source_repository: repo.0.clone(),
@@ -190,23 +173,20 @@ pub(crate) async fn dispatch(
         requested_by: stage.user.clone(),
         reply,
     };
-    let key = request.idempotency_key();
-    if store.kv_get(NS_STAGED, &key).await?.is_some() {
+    let key = StagingKey {
+        run: request.run,
+        attempt: request.attempt,
+        reply,
+    };
+    if store.staging_sent(&key).await? {
         return Ok(());
     }
     // Remember what the callback will need to edit this reply.
-    let reply_facts = serde_json::json!({
-        "command_comment": stage.command_comment.0,
-        "run": stage.run.id.0,
-    });
-    store
-        .kv_put(
-            NS_REPLY,
-            &reply.0.to_string(),
-            &reply_facts.to_string(),
-            now_ms(),
-        )
-        .await?;
+    let facts = StagingReply {
+        command_comment: Some(stage.command_comment),
+        run: stage.run.id,
+    };
+    store.put_staging_reply(reply, &facts, now_ms()).await?;
     let results_repo = RepoName(cfg.sweep.results_repository.clone());
     services
         .staging_api(&results_repo)
@@ -216,6 +196,32 @@ pub(crate) async fn dispatch(
             &request.dispatch_body(&cfg.sweep.staging_event),
         )
         .await?;
-    store.kv_put(NS_STAGED, &key, "sent", now_ms()).await?;
+    store.mark_staging_sent(&key, now_ms()).await?;
     Ok(())
+}
+
+/// The runs a PR's sweep may be picked from: completed runs of `workflow`
+/// on `branch`, and the runs of the PR's completed dispatched sweeps (which
+/// ran on the default branch), each with the commit it tested; newest first.
+pub(crate) async fn completed_sweep_runs(
+    api: &Api,
+    repo: &RepoName,
+    workflow: &str,
+    branch: &str,
+    swept: &[SweepRow],
+) -> Result<Vec<RunFacts>, GitHubError> {
+    let mut runs = api.completed_runs(repo, workflow, branch).await?;
+    for s in swept.iter().filter(|s| s.state == SweepState::Completed) {
+        let Some(id) = s.run_id else { continue };
+        if !runs.iter().any(|r| r.id.0 as i64 == id)
+            && let Some(r) = api.workflow_run(repo, RunId(id as u64)).await?
+        {
+            runs.push(r);
+        }
+    }
+    for r in runs.iter_mut() {
+        runs::tested_head(r, swept.iter().map(|s| (s.run_id, s.head_sha.as_str())));
+    }
+    runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+    Ok(runs)
 }

@@ -1,6 +1,6 @@
 //! The results repository's staging callbacks: the command's reply (or one
 //! comment per run and state) says how staging went, with the run's curves.
-use super::{NS_REPLY, RecipeState};
+use super::RecipeState;
 use crate::comments::{Reply, Staging, render};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::{Api, GitHubSource};
@@ -25,12 +25,8 @@ impl StagingCallback {
 
 #[async_trait]
 impl Handler for StagingCallback {
-    fn name(&self) -> &'static str {
-        "staging-callback"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        kind == "repository_dispatch"
+    fn id(&self) -> crate::events::HandlerId {
+        crate::events::HandlerId::StagingCallback
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
@@ -70,14 +66,10 @@ impl Handler for StagingCallback {
         }
         // And only for a staging sweepgate asked for and still expects.
         let reply_facts = match callback.reply {
-            Some(id) => ctx
-                .store
-                .kv_get(NS_REPLY, &id.0.to_string())
-                .await?
-                .and_then(|v| serde_json::from_str::<serde_json::Value>(&v).ok()),
+            Some(id) => ctx.store.staging_reply(id).await?,
             None => None,
         };
-        if reply_facts.as_ref().and_then(|v| v["run"].as_u64()) != Some(callback.run.0) {
+        if reply_facts.map(|f| f.run) != Some(callback.run) {
             return Err(HandlerError::Permanent(format!(
                 "staging callback refused: no staging of run {} is pending for reply {}",
                 callback.run,
@@ -109,13 +101,11 @@ impl Handler for StagingCallback {
             curves: &curves,
             link: callback.app_run_url.as_deref(),
         });
-        let command_comment = reply_facts
-            .as_ref()
-            .and_then(|v| v["command_comment"].as_u64());
+        let command_comment = reply_facts.and_then(|f| f.command_comment);
         match (callback.reply, command_comment) {
             (Some(reply), Some(cmd)) => {
                 let body = render(&Reply {
-                    comment_id: cmd,
+                    comment_id: cmd.0,
                     answers: &[text],
                 });
                 api.update_comment(&repo, reply, &body).await?;

@@ -61,10 +61,17 @@ pub struct TestDb {
 
 impl TestDb {
     pub async fn sqlite() -> TestDb {
+        let db = Self::sqlite_unmigrated().await;
+        db.store.migrate().await.unwrap();
+        db
+    }
+
+    /// A fresh SQLite database with no table (an upgrade test applies
+    /// older migrations itself).
+    pub async fn sqlite_unmigrated() -> TestDb {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite:{}", dir.path().join("t.db").display());
         let store = store::open(&url, SqliteSync::Normal).await.unwrap();
-        store.migrate().await.unwrap();
         TestDb {
             name: "sqlite",
             store,
@@ -77,6 +84,13 @@ impl TestDb {
     /// `None` (with a printed warning) when PostgreSQL is unreachable and
     /// not required.
     pub async fn postgres() -> Option<TestDb> {
+        let db = Self::postgres_unmigrated().await?;
+        db.store.migrate().await.unwrap();
+        Some(db)
+    }
+
+    /// A fresh PostgreSQL database with no table; `None` as for `postgres`.
+    pub async fn postgres_unmigrated() -> Option<TestDb> {
         let admin = pg_admin_url();
         let conn = tokio::time::timeout(
             Duration::from_secs(5),
@@ -115,7 +129,6 @@ impl TestDb {
         url.set_path(&db);
         let url = url.to_string();
         let store = store::open(&url, SqliteSync::Normal).await.unwrap();
-        store.migrate().await.unwrap();
         Some(TestDb {
             name: "postgres",
             store,

@@ -77,11 +77,14 @@ pub const DISPATCH_ONLY: &str = "name: Run sweep\nrun-name: \"Sweep ${{ inputs.s
 /// A world in `dispatch` mode (`docs/contracts.md` §5) whose sweep workflow on
 /// the default branch is `workflow`, its dashboard at `public_url`.
 pub async fn dispatch_world(workflow: &str, public_url: &str) -> World {
+    dispatch_world_with(workflow, public_url, "[sweep]\nmode = \"dispatch\"\n").await
+}
+
+/// `dispatch_world` with its own `.github/sweepgate.toml` (which must say
+/// `mode = "dispatch"`).
+pub async fn dispatch_world_with(workflow: &str, public_url: &str, config: &str) -> World {
     let mut files = fixture_files();
-    files.push((
-        ".github/sweepgate.toml".into(),
-        b"[sweep]\nmode = \"dispatch\"\n".to_vec(),
-    ));
+    files.push((".github/sweepgate.toml".into(), config.as_bytes().to_vec()));
     files.push((
         ".github/workflows/run-sweep.yml".into(),
         workflow.as_bytes().to_vec(),
@@ -108,6 +111,16 @@ pub async fn dispatch_world(workflow: &str, public_url: &str) -> World {
         )
         .unwrap();
     w
+}
+
+/// The fixture changelog with one entry appended for `dsv4-fp8-h200-vllm`.
+pub fn changelog_append(description: &str) -> Change {
+    let path = super::data_dir().join("inferencex/perf-changelog.yaml");
+    let mut text = std::fs::read_to_string(path).unwrap();
+    text.push_str(&format!(
+        "\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"{description}\"\n  pr-link: https://github.com/InferenceX/InferenceX/pull/1\n"
+    ));
+    Change::write("perf-changelog.yaml", text)
 }
 
 /// A GitHub client authenticated as the sandbox's App.
@@ -215,6 +228,34 @@ impl World {
         self.sandbox
             .open_pr(PullRequestSpec::new(OWNER, REPO, branch, author).title("A recipe change"))
             .unwrap()
+    }
+
+    /// Opens a PR from `fork_owner`'s fork, branch `branch`, with `changes`
+    /// by `author`.
+    pub fn open_fork_pr(
+        &self,
+        fork_owner: &str,
+        branch: &str,
+        changes: &[Change],
+        author: &str,
+    ) -> sweepgate_sandbox::Pr {
+        let s = &self.sandbox;
+        s.fork(OWNER, REPO, fork_owner).unwrap();
+        s.create_branch(fork_owner, REPO, branch, "main").unwrap();
+        s.commit_as(fork_owner, REPO, branch, changes, branch, author)
+            .unwrap();
+        let head = format!("{fork_owner}:{branch}");
+        s.open_pr(PullRequestSpec::new(OWNER, REPO, &head, author).title("Retune"))
+            .unwrap()
+    }
+
+    /// Completes `run` successfully with one job and a result artifact.
+    pub fn complete_run_with_results(&self, run: u64, job: &str) {
+        let s = &self.sandbox;
+        s.add_job(run, job, Some("success")).unwrap();
+        s.add_artifact(run, "results_bmk", [("agg_bmk.json", "[]")])
+            .unwrap();
+        s.complete_run(run, "success").unwrap();
     }
 
     /// A dashboard page, logged in with the admin token: its status and body.

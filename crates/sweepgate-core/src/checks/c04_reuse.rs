@@ -155,19 +155,22 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             .with(link);
     }
     if !run.labels.is_empty() {
+        let roles = &cfg.labels.roles;
         let full = run
             .labels
             .iter()
-            .any(|l| cfg.labels.primary.contains(l) && l.contains("full-sweep"));
+            .any(|l| cfg.labels.primary.contains(l) && !roles.is_trimmed(l));
         let barred = run
             .labels
             .iter()
-            .find(|l| l.as_str() == "evals-only" || l.as_str() == "agentx-fast");
+            .find(|l| roles.unpinnable().contains(&l.as_str()));
         if !full || barred.is_some() {
             return CheckResult::fail(
                 N,
                 format!(
-                    "run {id} was not swept under a full-sweep primary label without evals-only/agentx-fast (labels: {}).",
+                    "run {id} was not swept under a full-sweep primary label without {}/{} (labels: {}).",
+                    roles.evals_only,
+                    roles.agentx_fast,
                     run.labels.join(", ")
                 ),
             )

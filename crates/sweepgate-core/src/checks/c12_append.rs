@@ -112,8 +112,8 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             let labels = |l: &str| s.pr.labels.iter().any(|x| x == l);
             let keys: Vec<&str> = facts.masters_head.keys().map(String::as_str).collect();
             let opts = crate::recipe::changelog::GateOptions {
-                all_evals_label: labels("all-evals"),
-                evals_only_label: labels("evals-only"),
+                all_evals_label: labels(&cfg.labels.roles.all_evals),
+                evals_only_label: labels(&cfg.labels.roles.evals_only),
                 master_keys: (!keys.is_empty()).then_some(keys.as_slice()),
             };
             let report =

@@ -93,6 +93,65 @@ pub struct Labels {
     pub primary: Vec<String>,
     /// Modifiers, only together with a primary label.
     pub modifiers: Vec<String>,
+    /// Which label means what: code asks for a role, never for a name.
+    pub roles: LabelRoles,
+}
+
+/// The meaning of the sweep labels (`[labels.roles]`), so a repository can
+/// name them as it likes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LabelRoles {
+    /// Primary: canary first, and each family stops at its first failure.
+    pub fail_fast: String,
+    /// Primary: canary first; matrix jobs continue after a failure.
+    pub full: String,
+    /// Primary: no canary and no fail-fast.
+    pub non_canary: String,
+    /// Primary: a trimmed sweep (fewer concurrencies), not a full sweep.
+    pub trimmed: String,
+    /// Modifier: every eval, not only the changed configs'.
+    pub all_evals: String,
+    /// Modifier: evals only, no throughput jobs.
+    pub evals_only: String,
+    /// Modifier: the fast agentic subset.
+    pub agentx_fast: String,
+}
+
+impl Default for LabelRoles {
+    fn default() -> Self {
+        Self {
+            fail_fast: "full-sweep-fail-fast".into(),
+            full: "full-sweep-enabled".into(),
+            non_canary: "non-canary-full-sweep-enabled".into(),
+            trimmed: "sweep-enabled".into(),
+            all_evals: "all-evals".into(),
+            evals_only: "evals-only".into(),
+            agentx_fast: "agentx-fast".into(),
+        }
+    }
+}
+
+impl LabelRoles {
+    /// Whether the primary label runs the canary first.
+    pub fn canary(&self, primary: &str) -> bool {
+        primary != self.non_canary
+    }
+
+    /// Whether a family stops at its first failure under the primary label.
+    pub fn fail_fast(&self, primary: &str) -> bool {
+        primary == self.fail_fast
+    }
+
+    /// Whether the primary label asks for a trimmed sweep.
+    pub fn is_trimmed(&self, primary: &str) -> bool {
+        primary == self.trimmed
+    }
+
+    /// Modifiers that make a run unfit to pin (`docs/contracts.md` §3).
+    pub fn unpinnable(&self) -> [&str; 2] {
+        [&self.evals_only, &self.agentx_fast]
+    }
 }
 
 impl Default for Labels {
@@ -108,6 +167,7 @@ impl Default for Labels {
                 "evals-only".into(),
                 "agentx-fast".into(),
             ],
+            roles: LabelRoles::default(),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! most `chunk_size`), the `workflow_dispatch` inputs, and the safety rule
 //! that keeps a workflow with its own `pull_request` trigger from running
 //! a sweep twice.
+use crate::config::repo::LabelRoles;
 use crate::matrix::args::ScenarioType;
 use crate::matrix::jobs::{EntryFlags, JobList, LabelFlags};
 use crate::recipe::changelog::{self, Entry};
@@ -32,23 +33,13 @@ pub fn sweep_id(
     )
 }
 
-/// What the labels ask of the job list.
-pub fn label_flags(primary: &str, modifiers: &[String]) -> LabelFlags {
+/// What the labels ask of the job list, by their roles.
+pub fn label_flags(roles: &LabelRoles, primary: &str, modifiers: &[String]) -> LabelFlags {
     LabelFlags {
-        evals_only: modifiers.iter().any(|m| m == "evals-only"),
-        all_evals: modifiers.iter().any(|m| m == "all-evals"),
-        trim_conc: primary == "sweep-enabled",
+        evals_only: modifiers.contains(&roles.evals_only),
+        all_evals: modifiers.contains(&roles.all_evals),
+        trim_conc: roles.is_trimmed(primary),
     }
-}
-
-/// Whether the primary label runs the canary first.
-pub(crate) fn canary(primary: &str) -> bool {
-    !primary.starts_with("non-canary") && !primary.ends_with("no-canary")
-}
-
-/// Whether a family stops at its first failure.
-pub(crate) fn fail_fast(primary: &str) -> bool {
-    primary.contains("fail-fast")
 }
 
 /// The appended changelog entries as the job list reads them.
@@ -127,6 +118,8 @@ pub struct DispatchInputs<'a> {
     pub base_sha: &'a str,
     pub primary: &'a str,
     pub modifiers: &'a [String],
+    /// What the primary label means.
+    pub roles: &'a LabelRoles,
 }
 
 /// The `inputs` of the `workflow_dispatch` (all strings, as GitHub wants).
@@ -139,8 +132,8 @@ pub fn inputs(d: &DispatchInputs<'_>) -> Value {
         "base-sha": d.base_sha,
         "primary-label": d.primary,
         "modifiers": d.modifiers.join(","),
-        "canary": canary(d.primary).to_string(),
-        "fail-fast": fail_fast(d.primary).to_string(),
+        "canary": d.roles.canary(d.primary).to_string(),
+        "fail-fast": d.roles.fail_fast(d.primary).to_string(),
     })
 }
 
@@ -219,13 +212,20 @@ mod tests {
 
     #[test]
     fn primary_labels_set_canary_and_fail_fast() {
-        assert!(canary("full-sweep-fail-fast") && fail_fast("full-sweep-fail-fast"));
-        assert!(canary("full-sweep-enabled") && !fail_fast("full-sweep-enabled"));
-        assert!(!canary("non-canary-full-sweep-enabled"));
-        assert!(
-            !canary("full-sweep-fail-fast-no-canary")
-                && fail_fast("full-sweep-fail-fast-no-canary")
-        );
+        let r = LabelRoles::default();
+        assert!(r.canary("full-sweep-fail-fast") && r.fail_fast("full-sweep-fail-fast"));
+        assert!(r.canary("full-sweep-enabled") && !r.fail_fast("full-sweep-enabled"));
+        assert!(!r.canary("non-canary-full-sweep-enabled"));
+        assert!(!r.fail_fast("non-canary-full-sweep-enabled"));
+        // Roles, not names: a renamed fail-fast label is still fail-fast.
+        let renamed = LabelRoles {
+            fail_fast: "gpu-sweep-strict".into(),
+            non_canary: "gpu-sweep-direct".into(),
+            ..LabelRoles::default()
+        };
+        assert!(renamed.fail_fast("gpu-sweep-strict") && renamed.canary("gpu-sweep-strict"));
+        assert!(!renamed.canary("gpu-sweep-direct"));
+        assert!(!renamed.fail_fast("full-sweep-fail-fast"));
     }
 
     #[test]

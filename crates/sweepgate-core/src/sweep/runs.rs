@@ -154,11 +154,8 @@ pub(crate) fn full_sweep_labels(cfg: &RepoConfig) -> impl Iterator<Item = &str> 
         .primary
         .iter()
         .map(String::as_str)
-        .filter(|l| *l != "sweep-enabled")
+        .filter(|l| !cfg.labels.roles.is_trimmed(l))
 }
-
-/// Modifiers that make a run unfit to pin (`docs/contracts.md` §3).
-const UNPINNABLE_MODIFIERS: &[&str] = &["evals-only", "agentx-fast"];
 
 pub struct Context<'a> {
     pub cfg: &'a RepoConfig,
@@ -206,9 +203,13 @@ pub fn check(run: &RunFacts, ctx: &Context<'_>, purpose: Purpose) -> Result<(), 
         return Err(Rejection::NoFullSweepLabel);
     }
     if !purpose.staging()
-        && let Some(m) = UNPINNABLE_MODIFIERS
-            .iter()
-            .find(|m| ctx.labels_at_start.iter().any(|l| l == *m))
+        && let Some(m) = ctx
+            .cfg
+            .labels
+            .roles
+            .unpinnable()
+            .into_iter()
+            .find(|m| ctx.labels_at_start.iter().any(|l| l == m))
     {
         return Err(Rejection::TrimmedOrModified((*m).to_owned()));
     }

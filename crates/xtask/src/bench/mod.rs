@@ -10,7 +10,6 @@ pub(crate) mod memory;
 pub(crate) mod model;
 pub(crate) mod replay;
 pub(crate) mod report;
-pub(crate) mod svg;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

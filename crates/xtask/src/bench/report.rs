@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::budget;
-use super::svg::{Series, plot};
+use sweepgate::dashboard::svg::{LineSeries as Series, log_log_plot as plot};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Status {
