@@ -19,6 +19,7 @@ pub mod files;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod ids;
+pub mod legacy;
 pub mod matrix;
 pub mod recipe;
 pub mod signoff;

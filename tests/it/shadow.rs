@@ -1,0 +1,229 @@
+//! Shadow mode (`docs/shadow.md`): the same script played in live mode and
+//! in shadow mode. Shadow's intended writes, as stored, are live's actual
+//! writes as the sandbox GitHub recorded them (method, path and body, with
+//! the ids each run handed out mapped in order of appearance), and shadow
+//! sends nothing but GETs with the bot's credentials (minting an
+//! installation token is not a write to the repository). The PR's
+//! dashboard page shows each intended write as "would post".
+use crate::common;
+
+use common::transcript::{OWNER, REPO, World, github_for};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use sweepgate::handlers::{Services, event_router};
+use sweepgate::store::SqliteSync;
+use sweepgate::store::shadow::ShadowLog;
+use sweepgate_sandbox::{Change, RecordedRequest};
+
+const PATH: &str = "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200.sh";
+
+/// A single-node script; `client` is the benchmark client's length flags
+/// (the lint flags anything but `--input-len`/`--output-len`).
+fn script(client: &str) -> String {
+    format!(
+        "#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n\ncheck_env_vars MODEL TP CONC ISL OSL MAX_MODEL_LEN RANDOM_RANGE_RATIO RESULT_FILENAME\n\nvllm serve \"$MODEL\" --host 0.0.0.0 --port 8888 --tensor-parallel-size \"$TP\" --max-model-len \"$MAX_MODEL_LEN\" &\n\nwait_for_server_ready\nrun_benchmark_serving --model \"$MODEL\" --port 8888 --backend vllm {client} --random-range-ratio \"$RANDOM_RANGE_RATIO\" --max-concurrency \"$CONC\" --num-prompts \"$((CONC * 10))\" --result-filename \"$RESULT_FILENAME\" --result-dir /workspace/\n"
+    )
+}
+
+/// The script: a PR whose recipe the lint flags (the guide, a lint summary
+/// comment, check runs), a `/help` (a reply), a label (the sweep gate), and
+/// a fixing push (the summary edited in place, new check runs).
+async fn play(w: &mut World) -> u64 {
+    let pr = w.open_pr(
+        "shadowed",
+        &[Change::write(PATH, script("--isl \"$ISL\" --osl \"$OSL\""))],
+        "vendor-dev",
+    );
+    w.deliver().await;
+    pr.post_comment("vendor-dev", "CONTRIBUTOR", "/help")
+        .unwrap();
+    w.deliver().await;
+    pr.push(
+        &[Change::write(
+            PATH,
+            script("--input-len \"$ISL\" --output-len \"$OSL\""),
+        )],
+        "use the client's flag names",
+    )
+    .unwrap();
+    w.deliver().await;
+    pr.number
+}
+
+/// A write as compared: method, path and body, ids renamed in order.
+type Write = (String, String, Value);
+
+/// Renames every id in `writes` (numbers after `comments/`, `check-runs/`,
+/// `#issuecomment-` and in `id` fields of bodies) to `#1`, `#2`, … in
+/// order of first appearance; `ids` are the ids this run handed out.
+fn normalize(writes: Vec<Write>, ids: &[u64]) -> Vec<Write> {
+    let mut names: HashMap<u64, String> = HashMap::new();
+    for id in ids {
+        let n = names.len() + 1;
+        names.entry(*id).or_insert_with(|| format!("#{n}"));
+    }
+    let rename = |s: &str| {
+        let mut out = s.to_owned();
+        for (id, name) in &names {
+            out = out.replace(&id.to_string(), name);
+        }
+        out
+    };
+    writes
+        .into_iter()
+        .map(|(m, p, b)| {
+            let body: Value = serde_json::from_str(&rename(&b.to_string())).unwrap();
+            (m, rename(&p), body)
+        })
+        .collect()
+}
+
+/// The bot's writes the sandbox recorded (every non-GET with its
+/// credentials, but minting an installation token).
+fn bot_writes(requests: &[RecordedRequest]) -> Vec<&RecordedRequest> {
+    requests
+        .iter()
+        .filter(|r| r.method != "GET" && r.auth != "none")
+        .filter(|r| !r.path.ends_with("/access_tokens"))
+        .collect()
+}
+
+#[tokio::test]
+async fn shadow_intends_exactly_what_live_writes_and_writes_nothing() {
+    // Live.
+    let mut live = World::new().await;
+    let live_pr = play(&mut live).await;
+    let requests = live.sandbox.requests();
+    let live_writes: Vec<Write> = bot_writes(&requests)
+        .into_iter()
+        .map(|r| {
+            (
+                r.method.clone(),
+                r.path.clone(),
+                r.body.clone().unwrap_or(Value::Null),
+            )
+        })
+        .collect();
+    // The ids live GitHub handed out: the comments and check runs created.
+    let live_ids: Vec<u64> = bot_writes(&requests)
+        .into_iter()
+        .filter_map(|r| r.response.as_ref()?.get("id")?.as_u64())
+        .collect();
+    assert!(
+        live_writes.len() >= 6,
+        "the script should write a fair amount: {live_writes:#?}"
+    );
+    let kinds: Vec<&str> = live_writes.iter().map(|(m, _, _)| m.as_str()).collect();
+    assert!(kinds.contains(&"PATCH"), "an edit in place: {kinds:?}");
+
+    // Shadow: the same script, the client writing to the log.
+    let mut shadow = World::new().await;
+    let log = ShadowLog::open(&shadow.db.url, SqliteSync::Normal)
+        .await
+        .unwrap();
+    shadow.events = event_router(Services::new(
+        github_for(&shadow.sandbox).with_sink(Arc::new(log.clone())),
+    ));
+    shadow.dashboard = sweepgate::dashboard::router(
+        sweepgate::dashboard::DashState::new(
+            shadow.db.store.clone(),
+            Some(sweepgate::config::server::Secret::new(
+                common::transcript::ADMIN_TOKEN,
+            )),
+            None,
+            Arc::new(tokio::sync::Notify::new()),
+        )
+        .with_shadow(Some(log.clone())),
+    );
+    let shadow_pr = play(&mut shadow).await;
+    assert_eq!(shadow_pr, live_pr);
+    let sent = bot_writes(&shadow.sandbox.requests())
+        .into_iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect::<Vec<_>>();
+    assert_eq!(sent, Vec::<String>::new(), "shadow mode wrote to GitHub");
+    assert!(
+        shadow.sandbox.bot_comments(OWNER, REPO, shadow_pr).is_empty(),
+        "no comment on GitHub"
+    );
+    let intended = log.list(&format!("{OWNER}/{REPO}"), None).await.unwrap();
+    let shadow_writes: Vec<Write> = intended
+        .iter()
+        .map(|w| {
+            (
+                w.write.method.clone(),
+                w.write.path.clone(),
+                serde_json::from_str(&w.write.body).unwrap(),
+            )
+        })
+        .collect();
+    let shadow_ids: Vec<u64> = intended.iter().filter_map(|w| w.created_id()).collect();
+    assert_eq!(
+        normalize(shadow_writes, &shadow_ids),
+        normalize(live_writes, &live_ids)
+    );
+
+    // The PR's page shows them, in full.
+    let (status, html) = shadow
+        .page(&format!("/repos/{OWNER}/{REPO}/pulls/{shadow_pr}"))
+        .await;
+    assert_eq!(status, 200);
+    let shown = html.matches("would post: ").count();
+    let about_pr = intended
+        .iter()
+        .filter(|w| w.write.pr_number == Some(shadow_pr))
+        .count();
+    assert_eq!(shown, about_pr);
+    assert!(html.contains("would post: comment-edit"), "{html}");
+    assert!(html.contains("&lt;!-- recipe-reminder --&gt;"));
+    live.finish(&[live_pr]).await;
+    shadow.finish(&[shadow_pr]).await;
+}
+
+#[tokio::test]
+async fn switching_to_live_needs_no_migration_and_backfills_nothing() {
+    // A shadow run leaves its writes in the same database; a live server
+    // on it starts without a migration and sends nothing for them.
+    let mut w = World::new().await;
+    let log = ShadowLog::open(&w.db.url, SqliteSync::Normal)
+        .await
+        .unwrap();
+    w.events = event_router(Services::new(
+        github_for(&w.sandbox).with_sink(Arc::new(log.clone())),
+    ));
+    let pr = play(&mut w).await;
+    assert!(!log.all(100).await.unwrap().is_empty());
+    let store = sweepgate::store::open(&w.db.url, SqliteSync::Normal)
+        .await
+        .unwrap();
+    assert!(store.ready().await.unwrap(), "every migration is applied");
+    w.sandbox.clear_requests();
+    w.events = event_router(Services::new(github_for(&w.sandbox)));
+    w.deliver().await;
+    assert!(bot_writes(&w.sandbox.requests()).is_empty(), "a backfill");
+    // Only what happens from now on is acted on, live.
+    let p = w.sandbox.pr(OWNER, REPO, pr);
+    p.post_comment("vendor-dev", "CONTRIBUTOR", "/help").unwrap();
+    w.deliver().await;
+    let comments = w.take_comments(pr);
+    assert_eq!(comments.len(), 1, "{comments:#?}");
+    assert!(comments[0].contains("/help"), "{}", comments[0]);
+    w.finish(&[pr]).await;
+}
+
+#[test]
+fn the_committed_shadow_manifest_is_the_rendered_one_and_read_only() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("deploy/github-app-manifest-shadow.json");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let rendered = sweepgate::deploy::shadow_app_manifest("https://sweepgate.example.com");
+    assert_eq!(file, rendered);
+    let perms = rendered["default_permissions"].as_object().unwrap();
+    assert!(perms.values().all(|v| v == "read"), "{perms:?}");
+    // The same events as the live App: shadow sees every delivery.
+    assert_eq!(
+        rendered["default_events"],
+        sweepgate::deploy::app_manifest("https://sweepgate.example.com")["default_events"]
+    );
+}
