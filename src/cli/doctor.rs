@@ -42,11 +42,17 @@ impl Finding {
 
 pub(crate) fn render(findings: &[Finding]) -> String {
     let mut out = String::new();
+    // One line each: an error message may span several.
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     for f in findings {
         if f.ok {
-            out.push_str(&format!("✔ {}\n", f.what));
+            out.push_str(&format!("✔ {}\n", one_line(&f.what)));
         } else {
-            out.push_str(&format!("✘ {}\n    fix: {}\n", f.what, f.fix));
+            out.push_str(&format!(
+                "✘ {}\n    fix: {}\n",
+                one_line(&f.what),
+                one_line(&f.fix)
+            ));
         }
     }
     let bad = findings.iter().filter(|f| !f.ok).count();

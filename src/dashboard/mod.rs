@@ -377,10 +377,24 @@ async fn would_post(
     let Some(log) = &st.shadow else {
         return Ok(Vec::new());
     };
-    Ok(log
-        .list(repository, Some(number))
+    // Check runs and statuses are about a commit: the PR's heads.
+    let heads: Vec<String> = st
+        .store
+        .pr_heads(repository, number as i64)
         .await?
         .into_iter()
+        .map(|h| h.head_sha)
+        .collect();
+    Ok(log
+        .list(repository, None)
+        .await?
+        .into_iter()
+        .filter(|w| match w.write.pr_number {
+            Some(n) => n == number,
+            None => heads
+                .iter()
+                .any(|h| w.write.path.contains(h.as_str()) || w.write.body.contains(h.as_str())),
+        })
         .map(|w| {
             let v: Value = serde_json::from_str(&w.write.body).unwrap_or(Value::Null);
             // A comment shows as its text; anything else as its JSON.

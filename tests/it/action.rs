@@ -109,13 +109,18 @@ fn the_pre_commit_hook_lints_the_staged_change() {
     let staged = git(&clone, &["diff", "--cached", "--name-only"]);
     assert!(staged.contains("perf-changelog.yaml"), "{staged}");
 
-    // `--staged` judges exactly what `--base HEAD --head <commit>` does.
+    // `--staged` judges exactly what `--base HEAD --head <commit>` does;
+    // the PR number, which a commit subject names, is given.
     let repo = clone.to_str().unwrap();
-    let (code, text) = sweepgate(&["lint", "--repo", repo, "--staged"]);
+    let (code, text) = sweepgate(&["lint", "--repo", repo, "--staged", "--pr", "2697"]);
     let (want_code, want) = sweepgate(&["lint", "--repo", repo, "--base", "HEAD", "--head", COMMIT]);
     assert_eq!((code, text.as_str()), (want_code, want.as_str()));
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("error[L16] pr-link points at #2686"), "{text}");
+    // Without it (a hook knows no PR), the pr-link is not judged.
+    let (code, text) = sweepgate(&["lint", "--repo", repo, "--staged"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(!text.contains("pr-link"), "{text}");
 
     // As git's pre-commit hook: the commit is refused, nothing moves.
     let hook = clone.join(".git/hooks/pre-commit");
@@ -142,10 +147,12 @@ fn the_pre_commit_hook_lints_the_staged_change() {
         .output()
         .unwrap();
     assert!(!commit.status.success(), "the hook let a new error in");
+    // git shows a hook's output on its stderr.
+    let said = String::from_utf8_lossy(&commit.stdout).into_owned()
+        + &String::from_utf8_lossy(&commit.stderr);
     assert!(
-        String::from_utf8_lossy(&commit.stdout).contains("pr-link points at #2686"),
-        "{}",
-        String::from_utf8_lossy(&commit.stdout)
+        said.contains("error[L16] a new changelog entry is inserted before existing ones"),
+        "{said}"
     );
     assert_eq!(git(&clone, &["rev-parse", "HEAD"]), head);
     // The hook file the framework runs names the same script.

@@ -133,16 +133,34 @@ fn blocks(file: &str, text: &str) -> Vec<Block> {
                 _ => l,
             };
             let (start, mut acc) = pending.take().unwrap_or((n, String::new()));
-            let code = strip_comment(l);
+            // Inside an open quote a line is text, not a command.
+            let in_quote = quotes_open(&acc);
+            let code = if in_quote {
+                l.to_owned()
+            } else {
+                strip_comment(l)
+            };
             let trimmed = code.trim_end();
-            if let Some(cont) = trimmed.strip_suffix('\\') {
+            if let Some(cont) = trimmed.strip_suffix('\\')
+                && !in_quote
+            {
                 acc.push_str(cont.trim());
                 acc.push(' ');
                 pending = Some((start, acc));
                 continue;
             }
-            acc.push_str(trimmed.trim());
-            let acc = acc.split_whitespace().collect::<Vec<_>>().join(" ");
+            acc.push_str(if in_quote { trimmed } else { trimmed.trim_start() });
+            if quotes_open(&acc) {
+                acc.push('\n');
+                pending = Some((start, acc));
+                continue;
+            }
+            // Spacing is normalized, but not inside a quoted multi-line text.
+            let acc = if acc.contains('\n') {
+                acc.trim().to_owned()
+            } else {
+                acc.split_whitespace().collect::<Vec<_>>().join(" ")
+            };
             if !acc.is_empty() {
                 commands.push(Cmd {
                     file: file.to_owned(),
@@ -159,6 +177,19 @@ fn blocks(file: &str, text: &str) -> Vec<Block> {
         });
     }
     out
+}
+
+/// Whether `s` ends inside a single- or double-quoted string.
+fn quotes_open(s: &str) -> bool {
+    let (mut single, mut double) = (false, false);
+    for c in s.chars() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            _ => {}
+        }
+    }
+    single || double
 }
 
 /// The line without a trailing `# comment` (outside quotes).
@@ -284,6 +315,15 @@ fn assert_parses(c: &Cmd, text: &str) {
     let Some(args) = sweepgate_args(text) else {
         return;
     };
+    // The reader's variables, as the runs below set them.
+    let args: Vec<String> = args
+        .into_iter()
+        .map(|a| match a.as_str() {
+            "$APP_ID" => "1".to_owned(),
+            v if v.starts_with('$') => "x".to_owned(),
+            _ => a,
+        })
+        .collect();
     let mut argv: Vec<&str> = vec!["sweepgate"];
     argv.extend(args.iter().map(String::as_str));
     if let Err(e) = sweepgate::cli::try_parse(&argv) {
@@ -420,12 +460,12 @@ impl World {
             let base = if subcommand == "serve" {
                 Some(format!("http://127.0.0.1:{port}"))
             } else {
-                // The demo picks its own port and prints its address.
+                // The demo picks its own port and prints sweepgate's address.
                 let text = std::fs::read_to_string(&log).unwrap_or_default();
-                regex::Regex::new(r"http://127\.0\.0\.1:[0-9]+")
+                regex::Regex::new(r"sweepgate\s+(http://127\.0\.0\.1:[0-9]+)")
                     .unwrap()
-                    .find(&text)
-                    .map(|m| m.as_str().to_owned())
+                    .captures(&text)
+                    .map(|m| m[1].to_owned())
             };
             if let Some(base) = base
                 && let Ok(r) = client.get(format!("{base}/healthz")).send().await
@@ -559,14 +599,17 @@ async fn every_local_command_in_the_docs_works_as_written() {
 
 #[test]
 fn blocks_join_continuations_and_drop_comments_and_output() {
-    let md = "x\n```sh\na --b \\\n  c   # why\n# only a comment\n```\n```console\n$ sweepgate x '#y'\noutput\n```\n```text\nnot me\n```\n";
+    let md = "x\n```sh\na --b \\\n  c   # why\n# only a comment\njq '{a:\n  b}' f\n```\n```console\n$ sweepgate x '#y'\noutput\n```\n```text\nnot me\n```\n";
     let b = blocks("f.md", md);
     let cmds: Vec<(usize, &str)> = b
         .iter()
         .flat_map(|b| &b.commands)
         .map(|c| (c.line, c.text.as_str()))
         .collect();
-    assert_eq!(cmds, [(3, "a --b c"), (8, "sweepgate x '#y'")]);
+    assert_eq!(
+        cmds,
+        [(3, "a --b c"), (6, "jq '{a:\n  b}' f"), (10, "sweepgate x '#y'")]
+    );
     assert_eq!(
         expand_synopsis("sweepgate lint --repo PATH [--format text|json|sarif]"),
         "sweepgate lint --repo x --format text"

@@ -9,7 +9,6 @@ use crate::common;
 
 use common::transcript::{OWNER, REPO, World, github_for};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::sync::Arc;
 use sweepgate::handlers::{Services, event_router};
 use sweepgate::store::SqliteSync;
@@ -26,18 +25,26 @@ fn script(client: &str) -> String {
     )
 }
 
+/// What one play of the script made GitHub hand out: the PR, its heads
+/// and the ids of the comments people posted.
+struct Played {
+    pr: u64,
+    heads: Vec<String>,
+    comments: Vec<u64>,
+}
+
 /// The script: a PR whose recipe the lint flags (the guide, a lint summary
-/// comment, check runs), a `/help` (a reply), a label (the sweep gate), and
-/// a fixing push (the summary edited in place, new check runs).
-async fn play(w: &mut World) -> u64 {
+/// comment, check runs), a `/help` (a reply), and a fixing push (the
+/// summary edited in place, a new check run).
+async fn play(w: &mut World) -> Played {
     let pr = w.open_pr(
         "shadowed",
         &[Change::write(PATH, script("--isl \"$ISL\" --osl \"$OSL\""))],
         "vendor-dev",
     );
     w.deliver().await;
-    pr.post_comment("vendor-dev", "CONTRIBUTOR", "/help")
-        .unwrap();
+    let first = pr.head_sha().unwrap();
+    let help = pr.post_comment("vendor-dev", "CONTRIBUTOR", "/help").unwrap();
     w.deliver().await;
     pr.push(
         &[Change::write(
@@ -48,25 +55,36 @@ async fn play(w: &mut World) -> u64 {
     )
     .unwrap();
     w.deliver().await;
-    pr.number
+    Played {
+        pr: pr.number,
+        heads: vec![first, pr.head_sha().unwrap()],
+        comments: vec![help],
+    }
 }
 
 /// A write as compared: method, path and body, ids renamed in order.
 type Write = (String, String, Value);
 
-/// Renames every id in `writes` (numbers after `comments/`, `check-runs/`,
-/// `#issuecomment-` and in `id` fields of bodies) to `#1`, `#2`, … in
-/// order of first appearance; `ids` are the ids this run handed out.
-fn normalize(writes: Vec<Write>, ids: &[u64]) -> Vec<Write> {
-    let mut names: HashMap<u64, String> = HashMap::new();
-    for id in ids {
-        let n = names.len() + 1;
-        names.entry(*id).or_insert_with(|| format!("#{n}"));
+/// Renames what differs between two plays of the same script: the ids
+/// GitHub (or shadow mode) handed out, in order of appearance, and the
+/// commit SHAs (the sandbox's commits carry its clock's times).
+fn normalize(writes: Vec<Write>, created: &[u64], played: &Played) -> Vec<Write> {
+    let mut names: Vec<(String, String)> = Vec::new();
+    for (i, id) in created.iter().enumerate() {
+        names.push((id.to_string(), format!("<ID{}>", i + 1)));
+    }
+    for (i, id) in played.comments.iter().enumerate() {
+        names.push((id.to_string(), format!("<COMMENT{}>", i + 1)));
+    }
+    for (i, sha) in played.heads.iter().enumerate() {
+        names.push((sha.clone(), format!("<HEAD{}>", i + 1)));
+        names.push((sha[..7].to_owned(), format!("<HEAD{}_7>", i + 1)));
     }
     let rename = |s: &str| {
         let mut out = s.to_owned();
-        for (id, name) in &names {
-            out = out.replace(&id.to_string(), name);
+        for (from, to) in &names {
+            let whole = regex::Regex::new(&format!(r"\b{}\b", regex::escape(from))).unwrap();
+            out = whole.replace_all(&out, to.as_str()).into_owned();
         }
         out
     };
@@ -93,7 +111,8 @@ fn bot_writes(requests: &[RecordedRequest]) -> Vec<&RecordedRequest> {
 async fn shadow_intends_exactly_what_live_writes_and_writes_nothing() {
     // Live.
     let mut live = World::new().await;
-    let live_pr = play(&mut live).await;
+    let live_played = play(&mut live).await;
+    let live_pr = live_played.pr;
     let requests = live.sandbox.requests();
     let live_writes: Vec<Write> = bot_writes(&requests)
         .into_iter()
@@ -108,6 +127,9 @@ async fn shadow_intends_exactly_what_live_writes_and_writes_nothing() {
     // The ids live GitHub handed out: the comments and check runs created.
     let live_ids: Vec<u64> = bot_writes(&requests)
         .into_iter()
+        .filter(|r| {
+            r.method == "POST" && (r.path.ends_with("/comments") || r.path.ends_with("/check-runs"))
+        })
         .filter_map(|r| r.response.as_ref()?.get("id")?.as_u64())
         .collect();
     assert!(
@@ -136,7 +158,8 @@ async fn shadow_intends_exactly_what_live_writes_and_writes_nothing() {
         )
         .with_shadow(Some(log.clone())),
     );
-    let shadow_pr = play(&mut shadow).await;
+    let shadow_played = play(&mut shadow).await;
+    let shadow_pr = shadow_played.pr;
     assert_eq!(shadow_pr, live_pr);
     let sent = bot_writes(&shadow.sandbox.requests())
         .into_iter()
@@ -160,8 +183,8 @@ async fn shadow_intends_exactly_what_live_writes_and_writes_nothing() {
         .collect();
     let shadow_ids: Vec<u64> = intended.iter().filter_map(|w| w.created_id()).collect();
     assert_eq!(
-        normalize(shadow_writes, &shadow_ids),
-        normalize(live_writes, &live_ids)
+        normalize(shadow_writes, &shadow_ids, &shadow_played),
+        normalize(live_writes, &live_ids, &live_played)
     );
 
     // The PR's page shows them, in full.
@@ -169,14 +192,13 @@ async fn shadow_intends_exactly_what_live_writes_and_writes_nothing() {
         .page(&format!("/repos/{OWNER}/{REPO}/pulls/{shadow_pr}"))
         .await;
     assert_eq!(status, 200);
-    let shown = html.matches("would post: ").count();
-    let about_pr = intended
-        .iter()
-        .filter(|w| w.write.pr_number == Some(shadow_pr))
-        .count();
-    assert_eq!(shown, about_pr);
+    // Every intended write, the check runs and statuses of its commits too.
+    assert_eq!(html.matches("would post: ").count(), intended.len(), "{html}");
     assert!(html.contains("would post: comment-edit"), "{html}");
-    assert!(html.contains("&lt;!-- recipe-reminder --&gt;"));
+    assert!(html.contains("would post: check-run"), "{html}");
+    assert!(html.contains("&#60;!-- recipe-reminder --&#62;"), "{html}");
+    // Live's comments were compared above, as writes.
+    let _ = live.take_comments(live_pr);
     live.finish(&[live_pr]).await;
     shadow.finish(&[shadow_pr]).await;
 }
@@ -192,7 +214,7 @@ async fn switching_to_live_needs_no_migration_and_backfills_nothing() {
     w.events = event_router(Services::new(
         github_for(&w.sandbox).with_sink(Arc::new(log.clone())),
     ));
-    let pr = play(&mut w).await;
+    let pr = play(&mut w).await.pr;
     assert!(!log.all(100).await.unwrap().is_empty());
     let store = sweepgate::store::open(&w.db.url, SqliteSync::Normal)
         .await
