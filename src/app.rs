@@ -214,9 +214,7 @@ pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
         .with_staging_token(&cfg.github_api_url, cfg.staging_token.clone())?;
     // Shadow mode writes nothing with the staging credential either.
     if let Some(log) = &shadow {
-        services.staging = services
-            .staging
-            .map(|s| s.with_sink(Arc::new(log.clone())));
+        services.staging = services.staging.map(|s| s.with_sink(Arc::new(log.clone())));
     }
     let running = start_with_shadow(
         &cfg,

@@ -287,7 +287,9 @@ impl Script {
         let head = pr.head_sha().context("the PR has no head")?;
         pr.post_comment(LEGACY_LOGIN, "NONE", &old_verdict(&head))
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        say!("{LEGACY_LOGIN} (the old verifier) posted its verdict on the same commit (seed 002's text)");
+        say!(
+            "{LEGACY_LOGIN} (the old verifier) posted its verdict on the same commit (seed 002's text)"
+        );
         self.settle().await?;
         say!();
         say!("script complete: {} bot actions", self.seen);

@@ -62,7 +62,11 @@ pub const SHADOW_PERMISSIONS: &[(&str, &str)] = &[
 
 /// The permissions the manifest asks for: live, or read-only for shadow.
 pub fn permissions_for(shadow: bool) -> &'static [(&'static str, &'static str)] {
-    if shadow { SHADOW_PERMISSIONS } else { PERMISSIONS }
+    if shadow {
+        SHADOW_PERMISSIONS
+    } else {
+        PERMISSIONS
+    }
 }
 
 /// Webhook events the App subscribes to (installation events are always

@@ -133,7 +133,10 @@ pub(crate) async fn run(
     .with_limits(cfg.limits);
     let store = crate::app::open_store(cfg).await?;
     let services = Services::new(github).with_clock(today.map_or(Clock::System, Clock::Fixed));
-    let api = services.api_for_repo(&repo).await.map_err(anyhow::Error::msg)?;
+    let api = services
+        .api_for_repo(&repo)
+        .await
+        .map_err(anyhow::Error::msg)?;
     let branch = api.default_branch(&repo).await?;
     let rc = repo_config::load(&api, &store, &repo, &branch)
         .await

@@ -4,13 +4,13 @@
 //! applied, nothing is written to GitHub.
 use crate::config::server::{Mode, ServerConfig};
 use crate::github::{Api, GitHub, GitHubConfig, RetryPolicy};
-use sweepgate_core::ids::InstallationId;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 use sweepgate_core::config::RepoConfig;
 use sweepgate_core::config::repo::REPO_CONFIG_PATH;
+use sweepgate_core::ids::InstallationId;
 use sweepgate_core::ids::RepoName;
 
 /// One line of the report.
@@ -140,11 +140,7 @@ fn permissions_match(app: &AppInfo, mode: Mode) -> Finding {
     let mut problems = Vec::new();
     for (name, access) in want {
         let have = app.permissions.get(*name).and_then(Value::as_str);
-        let enough = match (have, *access) {
-            (Some("write"), _) => true,
-            (Some("read"), "read") => true,
-            _ => false,
-        };
+        let enough = matches!((have, *access), (Some("write"), _) | (Some("read"), "read"));
         if !enough {
             problems.push(format!(
                 "{name}: {access} wanted, {} granted",
@@ -191,19 +187,21 @@ async fn repository(api: &Api, repo: &Repo) -> Vec<Finding> {
             )));
             RepoConfig::default()
         }
-        Ok(Some(bytes)) => match parse_repo_config(&id, &bytes) {
-            Ok(c) => {
-                out.push(Finding::ok(format!("{name}: {REPO_CONFIG_PATH} parses")));
-                c
-            }
-            Err(e) => {
-                out.push(Finding::bad(
+        Ok(Some(bytes)) => {
+            match parse_repo_config(&id, &bytes) {
+                Ok(c) => {
+                    out.push(Finding::ok(format!("{name}: {REPO_CONFIG_PATH} parses")));
+                    c
+                }
+                Err(e) => {
+                    out.push(Finding::bad(
                     format!("{name}: {e}"),
                     format!("correct {REPO_CONFIG_PATH} on {branch} (docs/operations.md lists its keys)"),
                 ));
-                return out;
+                    return out;
+                }
             }
-        },
+        }
         Err(e) => {
             out.push(Finding::bad(
                 format!("{name}: {REPO_CONFIG_PATH} could not be read: {e}"),

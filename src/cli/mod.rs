@@ -177,9 +177,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             crate::app::init_logging_at(cfg.log_format, "warn");
             let json = format == TextOrJson::Json;
             match (signoff, pr) {
-                (_, Some(pr)) => {
-                    runtime()?.block_on(compare::run(&cfg, &repo, pr, today, json))
-                }
+                (_, Some(pr)) => runtime()?.block_on(compare::run(&cfg, &repo, pr, today, json)),
                 (Some(signoff), None) => runtime()?.block_on(crate::app::verify_once(
                     &cfg, &repo, &signoff, publish, today, json,
                 )),

@@ -50,9 +50,14 @@ pub(crate) struct BesideLine {
 pub(crate) fn beside(rows: &[RowComparison]) -> Vec<BesideLine> {
     rows.iter()
         .map(|r| {
-            let (ours, ours_reason) = r.ours.clone().unwrap_or_else(|| ("—".into(), String::new()));
-            let (theirs, theirs_reason) =
-                r.theirs.clone().unwrap_or_else(|| ("—".into(), String::new()));
+            let (ours, ours_reason) = r
+                .ours
+                .clone()
+                .unwrap_or_else(|| ("—".into(), String::new()));
+            let (theirs, theirs_reason) = r
+                .theirs
+                .clone()
+                .unwrap_or_else(|| ("—".into(), String::new()));
             BesideLine {
                 number: r.number,
                 name: r.name.clone(),
@@ -121,7 +126,10 @@ async fn compare_page(st: &DashState) -> Result<ComparePage, StoreError> {
     let mut counts: BTreeMap<u8, CheckCount> = BTreeMap::new();
     let mut pairs = Vec::new();
     for p in st.store.recent_prs(1000).await? {
-        let activity = st.store.pr_activity(&p.repository, p.pr_number, 10_000).await?;
+        let activity = st
+            .store
+            .pr_activity(&p.repository, p.pr_number, 10_000)
+            .await?;
         // The newest sweepgate verdict that has an old verdict of its commit.
         let pair = activity.iter().rev().find_map(|a| {
             let v = super::stored_verdict(a).filter(|_| a.kind == "verdict")?;

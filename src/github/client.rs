@@ -1,8 +1,8 @@
 //! The typed client over octocrab's raw requests, with the retry policy of
 //! `retry.rs` around every call.
 use super::GitHubError;
-use super::shadow::{self, WriteSink};
 use super::retry::{RetryPolicy, Sleeper, TokioSleeper, Verdict, requested_wait};
+use super::shadow::{self, WriteSink};
 use crate::config::server::{InputLimits, Secret};
 use bytes::Bytes;
 use http::{HeaderMap, Method};
@@ -280,7 +280,9 @@ impl Api {
             return Ok(Response {
                 status: a.status,
                 headers: HeaderMap::new(),
-                body: a.body.map_or_else(Bytes::new, |b| Bytes::from(b.to_string())),
+                body: a
+                    .body
+                    .map_or_else(Bytes::new, |b| Bytes::from(b.to_string())),
             });
         }
         let mut resp = self.send_live(method, path, body).await?;

@@ -48,7 +48,8 @@ pub struct RecordedWrite {
 impl RecordedWrite {
     /// The virtual id of the object this write created, if it created one.
     pub fn created_id(&self) -> Option<u64> {
-        matches!(self.write.kind.as_str(), "comment" | "check-run").then(|| VIRTUAL_ID_BASE + self.seq)
+        matches!(self.write.kind.as_str(), "comment" | "check-run")
+            .then(|| VIRTUAL_ID_BASE + self.seq)
     }
 }
 
@@ -92,7 +93,15 @@ fn split_repo(path: &str) -> Option<(String, Vec<&str>)> {
     Some((format!("{o}/{r}"), segs.collect()))
 }
 
-fn comment_json(id: u64, repo: &str, pr: Option<u64>, body: &str, login: &str, created: i64, updated: i64) -> Value {
+fn comment_json(
+    id: u64,
+    repo: &str,
+    pr: Option<u64>,
+    body: &str,
+    login: &str,
+    created: i64,
+    updated: i64,
+) -> Value {
     let time = |ms: i64| {
         chrono::DateTime::from_timestamp_millis(ms)
             .unwrap_or_default()
@@ -129,7 +138,10 @@ pub(crate) async fn intercept(
     let seg = |i: usize| segs.get(i).copied().unwrap_or("");
     let num = |i: usize| seg(i).parse::<u64>().ok();
     let body_text = |b: Option<&Value>| b.map_or_else(|| "null".to_owned(), Value::to_string);
-    let text = body.and_then(|b| b.get("body")).and_then(Value::as_str).unwrap_or("");
+    let text = body
+        .and_then(|b| b.get("body"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let (kind, mut pr, target) = match (method, seg(0), seg(1), seg(2), seg(3)) {
         ("POST", "issues", _, "comments", "") => ("comment", num(1), None),
         ("PATCH", "issues", "comments", _, "") => ("comment-edit", None, num(2)),

@@ -171,7 +171,11 @@ impl ShadowLog {
 
     /// Every write, oldest first, at most `limit`.
     pub async fn all(&self, limit: i64) -> Result<Vec<RecordedWrite>, StoreError> {
-        let sql = concat!("SELECT ", columns!(), " FROM shadow_writes ORDER BY seq LIMIT $1");
+        let sql = concat!(
+            "SELECT ",
+            columns!(),
+            " FROM shadow_writes ORDER BY seq LIMIT $1"
+        );
         let rows: Vec<Row> = on_pool!(self, |p| {
             sqlx::query_as(sql).bind(limit).fetch_all(p).await?
         });
@@ -182,7 +186,9 @@ impl ShadowLog {
 #[async_trait]
 impl WriteSink for ShadowLog {
     async fn record(&self, write: &IntendedWrite) -> Result<RecordedWrite, String> {
-        self.insert(write, now_ms()).await.map_err(|e| e.to_string())
+        self.insert(write, now_ms())
+            .await
+            .map_err(|e| e.to_string())
     }
 
     async fn get(&self, seq: u64) -> Result<Option<RecordedWrite>, String> {

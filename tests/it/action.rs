@@ -104,7 +104,10 @@ fn the_pre_commit_hook_lints_the_staged_change() {
     let (_dir, clone) = history();
     // The commit's change, staged on its parent: HEAD is the parent, the
     // index and work tree are the commit.
-    git(&clone, &["checkout", "-q", "--detach", &format!("{COMMIT}^")]);
+    git(
+        &clone,
+        &["checkout", "-q", "--detach", &format!("{COMMIT}^")],
+    );
     git(&clone, &["read-tree", "-u", "--reset", COMMIT]);
     let staged = git(&clone, &["diff", "--cached", "--name-only"]);
     assert!(staged.contains("perf-changelog.yaml"), "{staged}");
@@ -113,10 +116,14 @@ fn the_pre_commit_hook_lints_the_staged_change() {
     // the PR number, which a commit subject names, is given.
     let repo = clone.to_str().unwrap();
     let (code, text) = sweepgate(&["lint", "--repo", repo, "--staged", "--pr", "2697"]);
-    let (want_code, want) = sweepgate(&["lint", "--repo", repo, "--base", "HEAD", "--head", COMMIT]);
+    let (want_code, want) =
+        sweepgate(&["lint", "--repo", repo, "--base", "HEAD", "--head", COMMIT]);
     assert_eq!((code, text.as_str()), (want_code, want.as_str()));
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("error[L16] pr-link points at #2686"), "{text}");
+    assert!(
+        text.contains("error[L16] pr-link points at #2686"),
+        "{text}"
+    );
     // Without it (a hook knows no PR), the pr-link is not judged.
     let (code, text) = sweepgate(&["lint", "--repo", repo, "--staged"]);
     assert_eq!(code, 1, "{text}");

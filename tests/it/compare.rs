@@ -15,8 +15,7 @@ use sweepgate_core::legacy;
 /// carries naming `sha`.
 fn seed_002_old_verdict(sha: &str) -> String {
     let seed =
-        std::fs::read_to_string(common::data_dir().join("seeds/002_a06ac514f4a3d3bf.txt"))
-            .unwrap();
+        std::fs::read_to_string(common::data_dir().join("seeds/002_a06ac514f4a3d3bf.txt")).unwrap();
     let start = seed.find("[github-actions]\n").unwrap() + "[github-actions]\n".len();
     let text = &seed[start..];
     let end = text.find("Assessed commit:").unwrap();
@@ -73,7 +72,9 @@ async fn the_old_verdict_is_shown_beside_sweepgates_for_the_same_commit() {
         .await;
     assert_eq!(status, 200);
     assert!(
-        html.contains("Beside the old verifier: <span class=\"PASS\">PASS</span> for the same commit"),
+        html.contains(
+            "Beside the old verifier: <span class=\"PASS\">PASS</span> for the same commit"
+        ),
         "{html}"
     );
     assert_eq!(html.matches("<tr class=\"same\">").count(), 18, "{html}");

@@ -76,7 +76,6 @@ struct Cmd {
 #[derive(Debug)]
 struct Block {
     file: String,
-    line: usize,
     commands: Vec<Cmd>,
     raw: String,
 }
@@ -103,7 +102,7 @@ fn doc_files() -> Vec<PathBuf> {
 fn blocks(file: &str, text: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut lines = text.lines().enumerate();
-    while let Some((i, line)) = lines.next() {
+    while let Some((_, line)) = lines.next() {
         let t = line.trim_start();
         let Some(lang) = t.strip_prefix("```") else {
             continue;
@@ -149,7 +148,11 @@ fn blocks(file: &str, text: &str) -> Vec<Block> {
                 pending = Some((start, acc));
                 continue;
             }
-            acc.push_str(if in_quote { trimmed } else { trimmed.trim_start() });
+            acc.push_str(if in_quote {
+                trimmed
+            } else {
+                trimmed.trim_start()
+            });
             if quotes_open(&acc) {
                 acc.push('\n');
                 pending = Some((start, acc));
@@ -171,7 +174,6 @@ fn blocks(file: &str, text: &str) -> Vec<Block> {
         }
         out.push(Block {
             file: file.to_owned(),
-            line: i + 1,
             commands,
             raw,
         });
@@ -456,16 +458,14 @@ impl World {
         let mut child = cmd.spawn().unwrap();
         let client = reqwest::Client::new();
         let start = Instant::now();
+        let printed = regex::Regex::new(r"sweepgate\s+(http://127\.0\.0\.1:[0-9]+)").unwrap();
         let healthy = loop {
             let base = if subcommand == "serve" {
                 Some(format!("http://127.0.0.1:{port}"))
             } else {
                 // The demo picks its own port and prints sweepgate's address.
                 let text = std::fs::read_to_string(&log).unwrap_or_default();
-                regex::Regex::new(r"sweepgate\s+(http://127\.0\.0\.1:[0-9]+)")
-                    .unwrap()
-                    .captures(&text)
-                    .map(|m| m[1].to_owned())
+                printed.captures(&text).map(|m| m[1].to_owned())
             };
             if let Some(base) = base
                 && let Ok(r) = client.get(format!("{base}/healthz")).send().await
@@ -531,10 +531,7 @@ async fn every_local_command_in_the_docs_works_as_written() {
         let mut script: Vec<&Cmd> = Vec::new();
         for c in &b.commands {
             let as_sweepgate = c.text.replace("cargo run --release -- ", "sweepgate ");
-            if let Some(p) = NEEDS_GITHUB
-                .iter()
-                .find(|p| as_sweepgate.starts_with(**p))
-            {
+            if let Some(p) = NEEDS_GITHUB.iter().find(|p| as_sweepgate.starts_with(**p)) {
                 used_lists.insert(p);
                 assert_parses(c, &c.text);
                 parsed += 1;
@@ -608,7 +605,11 @@ fn blocks_join_continuations_and_drop_comments_and_output() {
         .collect();
     assert_eq!(
         cmds,
-        [(3, "a --b c"), (6, "jq '{a:\n  b}' f"), (10, "sweepgate x '#y'")]
+        [
+            (3, "a --b c"),
+            (6, "jq '{a:\n  b}' f"),
+            (10, "sweepgate x '#y'")
+        ]
     );
     assert_eq!(
         expand_synopsis("sweepgate lint --repo PATH [--format text|json|sarif]"),

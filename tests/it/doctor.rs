@@ -96,7 +96,12 @@ async fn a_healthy_setup_passes_every_check() {
     let (code, report) = s.doctor().await;
     assert_eq!(code, 0, "{report}");
     let lines: Vec<&str> = report.lines().collect();
-    assert!(lines.iter().all(|l| l.starts_with('✔') || *l == "all checks passed"), "{report}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with('✔') || *l == "all checks passed"),
+        "{report}"
+    );
     for want in [
         "every migration applied",
         "webhook secret set (1)",
@@ -132,7 +137,8 @@ async fn a_database_without_its_migrations() {
 async fn no_webhook_secret() {
     let mut s = setup().await;
     s.secret = false;
-    s.fails_once("no webhook secret is set", "--webhook-secret").await;
+    s.fails_once("no webhook secret is set", "--webhook-secret")
+        .await;
 }
 
 #[tokio::test]

@@ -44,7 +44,9 @@ async fn play(w: &mut World) -> Played {
     );
     w.deliver().await;
     let first = pr.head_sha().unwrap();
-    let help = pr.post_comment("vendor-dev", "CONTRIBUTOR", "/help").unwrap();
+    let help = pr
+        .post_comment("vendor-dev", "CONTRIBUTOR", "/help")
+        .unwrap();
     w.deliver().await;
     pr.push(
         &[Change::write(
@@ -80,10 +82,16 @@ fn normalize(writes: Vec<Write>, created: &[u64], played: &Played) -> Vec<Write>
         names.push((sha.clone(), format!("<HEAD{}>", i + 1)));
         names.push((sha[..7].to_owned(), format!("<HEAD{}_7>", i + 1)));
     }
+    let names: Vec<(regex::Regex, String)> = names
+        .into_iter()
+        .map(|(from, to)| {
+            let whole = regex::Regex::new(&format!(r"\b{}\b", regex::escape(&from))).unwrap();
+            (whole, to)
+        })
+        .collect();
     let rename = |s: &str| {
         let mut out = s.to_owned();
-        for (from, to) in &names {
-            let whole = regex::Regex::new(&format!(r"\b{}\b", regex::escape(from))).unwrap();
+        for (whole, to) in &names {
             out = whole.replace_all(&out, to.as_str()).into_owned();
         }
         out
@@ -167,7 +175,10 @@ async fn shadow_intends_exactly_what_live_writes_and_writes_nothing() {
         .collect::<Vec<_>>();
     assert_eq!(sent, Vec::<String>::new(), "shadow mode wrote to GitHub");
     assert!(
-        shadow.sandbox.bot_comments(OWNER, REPO, shadow_pr).is_empty(),
+        shadow
+            .sandbox
+            .bot_comments(OWNER, REPO, shadow_pr)
+            .is_empty(),
         "no comment on GitHub"
     );
     let intended = log.list(&format!("{OWNER}/{REPO}"), None).await.unwrap();
@@ -193,7 +204,11 @@ async fn shadow_intends_exactly_what_live_writes_and_writes_nothing() {
         .await;
     assert_eq!(status, 200);
     // Every intended write, the check runs and statuses of its commits too.
-    assert_eq!(html.matches("would post: ").count(), intended.len(), "{html}");
+    assert_eq!(
+        html.matches("would post: ").count(),
+        intended.len(),
+        "{html}"
+    );
     assert!(html.contains("would post: comment-edit"), "{html}");
     assert!(html.contains("would post: check-run"), "{html}");
     assert!(html.contains("&#60;!-- recipe-reminder --&#62;"), "{html}");
@@ -226,7 +241,8 @@ async fn switching_to_live_needs_no_migration_and_backfills_nothing() {
     assert!(bot_writes(&w.sandbox.requests()).is_empty(), "a backfill");
     // Only what happens from now on is acted on, live.
     let p = w.sandbox.pr(OWNER, REPO, pr);
-    p.post_comment("vendor-dev", "CONTRIBUTOR", "/help").unwrap();
+    p.post_comment("vendor-dev", "CONTRIBUTOR", "/help")
+        .unwrap();
     w.deliver().await;
     let comments = w.take_comments(pr);
     assert_eq!(comments.len(), 1, "{comments:#?}");

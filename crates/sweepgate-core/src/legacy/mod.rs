@@ -176,7 +176,8 @@ pub fn compare(ours: &[CheckResult], theirs: &LegacyVerdict) -> Vec<RowCompariso
             let t = theirs.rows.iter().find(|r| r.number == n);
             let ours = o.map(|r| (our_outcome(r), r.reason.clone()));
             let theirs = t.map(|r| (r.outcome.clone(), r.reason.clone()));
-            let same = matches!((&ours, &theirs), (Some(a), Some(b)) if a.0.eq_ignore_ascii_case(&b.0));
+            let same =
+                matches!((&ours, &theirs), (Some(a), Some(b)) if a.0.eq_ignore_ascii_case(&b.0));
             RowComparison {
                 number: n,
                 name: o
@@ -239,7 +240,10 @@ mod tests {
         .unwrap();
         assert!(v.rows.is_empty());
         // A cut inside a character does not panic.
-        let wide = format!("<!-- codeowner-signoff-verify sha=abcdef0 -->{}", "é".repeat(MAX_BYTES));
+        let wide = format!(
+            "<!-- codeowner-signoff-verify sha=abcdef0 -->{}",
+            "é".repeat(MAX_BYTES)
+        );
         assert!(parse(&wide).is_some());
     }
 }
