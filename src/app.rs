@@ -139,6 +139,16 @@ pub async fn start_with_shadow(
     })
 }
 
+/// The GitHub client of the configured credentials, API and size caps.
+pub(crate) fn github_client(cfg: &ServerConfig) -> anyhow::Result<GitHub> {
+    Ok(GitHub::new(GitHubConfig {
+        api_url: cfg.github_api_url.clone(),
+        credentials: cfg.credentials()?,
+        policy: RetryPolicy::default(),
+    })?
+    .with_limits(cfg.limits))
+}
+
 /// `sweepgate verify`: one sign-off, assessed through the configured
 /// GitHub credentials and database (for the pinned run).
 pub(crate) async fn verify_once(
@@ -153,12 +163,7 @@ pub(crate) async fn verify_once(
     let (owner, name) = repo
         .split_once('/')
         .with_context(|| format!("--repo {repo}: not owner/name"))?;
-    let github = GitHub::new(GitHubConfig {
-        api_url: cfg.github_api_url.clone(),
-        credentials: cfg.credentials()?,
-        policy: RetryPolicy::default(),
-    })?
-    .with_limits(cfg.limits);
+    let github = github_client(cfg)?;
     let store = open_store(cfg).await?;
     let services = Services::new(github).with_clock(today.map_or(Clock::System, Clock::Fixed));
     let repo = sweepgate_core::ids::RepoName::new(owner, name);
@@ -195,12 +200,7 @@ pub(crate) async fn verify_once(
 /// `sweepgate serve`.
 pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     cfg.require_secrets()?;
-    let mut github = GitHub::new(GitHubConfig {
-        api_url: cfg.github_api_url.clone(),
-        credentials: cfg.credentials()?,
-        policy: RetryPolicy::default(),
-    })?
-    .with_limits(cfg.limits);
+    let mut github = github_client(&cfg)?;
     let store = open_store(&cfg).await?;
     let shadow = open_shadow(&cfg).await?;
     if let Some(log) = &shadow {

@@ -5,7 +5,7 @@
 //! check. It reads only: a read-only token is enough, and it needs no
 //! webhook (`docs/shadow.md`).
 use crate::config::server::ServerConfig;
-use crate::github::{GitHub, GitHubConfig, IssueComment, RetryPolicy};
+use crate::github::IssueComment;
 use crate::handlers::{Clock, Services, repo_config, verify};
 use anyhow::Context;
 use serde_json::json;
@@ -125,12 +125,7 @@ pub(crate) async fn run(
         .split_once('/')
         .with_context(|| format!("--repo {repo}: not owner/name"))?;
     let repo = RepoName::new(owner, name);
-    let github = GitHub::new(GitHubConfig {
-        api_url: cfg.github_api_url.clone(),
-        credentials: cfg.credentials()?,
-        policy: RetryPolicy::default(),
-    })?
-    .with_limits(cfg.limits);
+    let github = crate::app::github_client(cfg)?;
     let store = crate::app::open_store(cfg).await?;
     let services = Services::new(github).with_clock(today.map_or(Clock::System, Clock::Fixed));
     let api = services

@@ -164,34 +164,6 @@ pub fn render_judged(judged: &[Judged], format: Format) -> String {
     }
 }
 
-/// The staged change as a commit object: the index's tree with `HEAD`
-/// as its parent. Nothing points at it (no ref, no reflog, the index and
-/// work tree untouched); git collects it as garbage.
-fn staged_commit(repo: &str) -> Result<String, String> {
-    let git = |args: &[&str]| -> Result<String, String> {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(repo)
-            .args(args)
-            .env("GIT_AUTHOR_NAME", "sweepgate")
-            .env("GIT_AUTHOR_EMAIL", "sweepgate@localhost")
-            .env("GIT_COMMITTER_NAME", "sweepgate")
-            .env("GIT_COMMITTER_EMAIL", "sweepgate@localhost")
-            .output()
-            .map_err(|e| format!("running git: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "git {}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-    };
-    let tree = git(&["write-tree"])?;
-    git(&["commit-tree", &tree, "-p", "HEAD", "-m", "staged change"])
-}
-
 /// Read the PR from the local repository and lint it: every head finding.
 pub async fn run(args: &Args) -> Result<Vec<Finding>, String> {
     Ok(run_judged(args)
@@ -257,7 +229,7 @@ pub(crate) fn run_cli(args: Args) -> ExitCode {
     crate::progress::enable_on_terminal();
     let mut args = args;
     if args.staged {
-        match staged_commit(&args.repo) {
+        match rt.block_on(GitRepo::new(&args.repo).staged_commit()) {
             Ok(sha) => {
                 args.base = Some("HEAD".into());
                 args.head = sha;

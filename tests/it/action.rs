@@ -3,6 +3,7 @@
 //! inserts its changelog entry before existing ones and links another PR:
 //! two new L16 errors, and a moving image tag: an L13 warning).
 use crate::common;
+use crate::repo_git::git;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -12,25 +13,6 @@ const COMMIT: &str = "e58af4a702f33acb29af9f6199cdb53f813458de";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 fn history() -> (tempfile::TempDir, PathBuf) {
@@ -44,6 +26,21 @@ fn history() -> (tempfile::TempDir, PathBuf) {
         .unwrap();
     assert!(out.status.success());
     (dir, clone)
+}
+
+/// `git commit` with `PATH` as given (the hook finds `sweepgate` on it).
+fn commit_through_hook(clone: &Path, path: &str, message: &str) -> std::process::Output {
+    Command::new("git")
+        .arg("-C")
+        .arg(clone)
+        .args(["commit", "-q", "-m", message])
+        .env("PATH", path)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap()
 }
 
 fn sweepgate(args: &[&str]) -> (i32, String) {
@@ -142,17 +139,7 @@ fn the_pre_commit_hook_lints_the_staged_change() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let commit = Command::new("git")
-        .arg("-C")
-        .arg(&clone)
-        .args(["commit", "-q", "-m", "the staged change"])
-        .env("PATH", &path)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
+    let commit = commit_through_hook(&clone, &path, "the staged change");
     assert!(!commit.status.success(), "the hook let a new error in");
     // git shows a hook's output on its stderr.
     let said = String::from_utf8_lossy(&commit.stdout).into_owned()
@@ -171,17 +158,7 @@ fn the_pre_commit_hook_lints_the_staged_change() {
     git(&clone, &["read-tree", "-u", "--reset", "HEAD"]);
     std::fs::write(clone.join("NOTES.txt"), "a note\n").unwrap();
     git(&clone, &["add", "NOTES.txt"]);
-    let ok = Command::new("git")
-        .arg("-C")
-        .arg(&clone)
-        .args(["commit", "-q", "-m", "a clean change"])
-        .env("PATH", &path)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
+    let ok = commit_through_hook(&clone, &path, "a clean change");
     assert!(
         ok.status.success(),
         "{}{}",

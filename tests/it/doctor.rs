@@ -36,6 +36,14 @@ async fn setup_with(files: Vec<(String, Vec<u8>)>, workflow: bool) -> Setup {
     }
 }
 
+/// The fixtures but `path`.
+fn fixtures_without(path: &str) -> Vec<(String, Vec<u8>)> {
+    fixture_files()
+        .into_iter()
+        .filter(|(p, _)| p != path)
+        .collect()
+}
+
 async fn setup() -> Setup {
     setup_with(fixture_files(), true).await
 }
@@ -207,11 +215,7 @@ async fn a_repository_configuration_that_does_not_parse() {
 
 #[tokio::test]
 async fn no_codeowners_file() {
-    let files = fixture_files()
-        .into_iter()
-        .filter(|(p, _)| p != ".github/CODEOWNERS")
-        .collect();
-    let s = setup_with(files, true).await;
+    let s = setup_with(fixtures_without(".github/CODEOWNERS"), true).await;
     s.fails_once(
         "no CODEOWNERS at .github/CODEOWNERS on main",
         "name its path in .github/sweepgate.toml",
@@ -221,11 +225,7 @@ async fn no_codeowners_file() {
 
 #[tokio::test]
 async fn no_checklist_template() {
-    let files = fixture_files()
-        .into_iter()
-        .filter(|(p, _)| p != "docs/PR_REVIEW_CHECKLIST.md")
-        .collect();
-    let s = setup_with(files, true).await;
+    let s = setup_with(fixtures_without("docs/PR_REVIEW_CHECKLIST.md"), true).await;
     s.fails_once(
         "no checklist template at docs/PR_REVIEW_CHECKLIST.md on main",
         "name its path",

@@ -6,6 +6,7 @@
 //! installation token is not a write to the repository). The PR's
 //! dashboard page shows each intended write as "would post".
 use crate::common;
+use crate::transcript_lint::{PATH, script};
 
 use common::transcript::{OWNER, REPO, World, github_for};
 use serde_json::Value;
@@ -14,16 +15,6 @@ use sweepgate::handlers::{Services, event_router};
 use sweepgate::store::SqliteSync;
 use sweepgate::store::shadow::ShadowLog;
 use sweepgate_sandbox::{Change, RecordedRequest};
-
-const PATH: &str = "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200.sh";
-
-/// A single-node script; `client` is the benchmark client's length flags
-/// (the lint flags anything but `--input-len`/`--output-len`).
-fn script(client: &str) -> String {
-    format!(
-        "#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n\ncheck_env_vars MODEL TP CONC ISL OSL MAX_MODEL_LEN RANDOM_RANGE_RATIO RESULT_FILENAME\n\nvllm serve \"$MODEL\" --host 0.0.0.0 --port 8888 --tensor-parallel-size \"$TP\" --max-model-len \"$MAX_MODEL_LEN\" &\n\nwait_for_server_ready\nrun_benchmark_serving --model \"$MODEL\" --port 8888 --backend vllm {client} --random-range-ratio \"$RANDOM_RANGE_RATIO\" --max-concurrency \"$CONC\" --num-prompts \"$((CONC * 10))\" --result-filename \"$RESULT_FILENAME\" --result-dir /workspace/\n"
-    )
-}
 
 /// What one play of the script made GitHub hand out: the PR, its heads
 /// and the ids of the comments people posted.
