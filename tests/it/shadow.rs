@@ -39,14 +39,8 @@ async fn play(w: &mut World) -> Played {
         .post_comment("vendor-dev", "CONTRIBUTOR", "/help")
         .unwrap();
     w.deliver().await;
-    pr.push(
-        &[Change::write(
-            PATH,
-            script("--input-len \"$ISL\" --output-len \"$OSL\""),
-        )],
-        "use the client's flag names",
-    )
-    .unwrap();
+    let fixed = script("--input-len \"$ISL\" --output-len \"$OSL\"");
+    pr.push(&[Change::write(PATH, fixed)], "the fix").unwrap();
     w.deliver().await;
     Played {
         pr: pr.number,
