@@ -37,6 +37,19 @@ pub async fn open_store(cfg: &ServerConfig) -> anyhow::Result<Store> {
     Ok(store)
 }
 
+/// Shadow mode's log of intended writes, when the server runs in it.
+pub async fn open_shadow(
+    cfg: &ServerConfig,
+) -> anyhow::Result<Option<crate::store::shadow::ShadowLog>> {
+    if cfg.mode != crate::config::server::Mode::Shadow {
+        return Ok(None);
+    }
+    let log = crate::store::shadow::ShadowLog::open(&cfg.database_url, cfg.sqlite_sync)
+        .await
+        .with_context(|| format!("opening {}", redact_url(&cfg.database_url)))?;
+    Ok(Some(log))
+}
+
 /// A running server: its address and a way to stop it.
 pub struct Running {
     pub addr: SocketAddr,
@@ -65,6 +78,17 @@ pub async fn start(
     events: EventRouter,
     listener: TcpListener,
 ) -> anyhow::Result<Running> {
+    start_with_shadow(cfg, store, events, listener, None).await
+}
+
+/// [`start`], with shadow mode's intended writes shown on the dashboard.
+pub async fn start_with_shadow(
+    cfg: &ServerConfig,
+    store: Store,
+    events: EventRouter,
+    listener: TcpListener,
+    shadow: Option<crate::store::shadow::ShadowLog>,
+) -> anyhow::Result<Running> {
     let addr = listener.local_addr()?;
     crate::telemetry::handle();
     let wake = Arc::new(Notify::new());
@@ -86,7 +110,8 @@ pub async fn start(
         cfg.public_url.as_deref(),
         wake.clone(),
     )
-    .public(cfg.dashboard_public);
+    .public(cfg.dashboard_public)
+    .with_shadow(shadow);
     let state = AppState::new(store, cfg.webhook_secrets.clone(), wake).with_intake(cfg.intake);
     let app = crate::server::with_timeouts(
         router(state).merge(crate::dashboard::router(dash)),
@@ -114,6 +139,16 @@ pub async fn start(
     })
 }
 
+/// The GitHub client of the configured credentials, API and size caps.
+pub(crate) fn github_client(cfg: &ServerConfig) -> anyhow::Result<GitHub> {
+    Ok(GitHub::new(GitHubConfig {
+        api_url: cfg.github_api_url.clone(),
+        credentials: cfg.credentials()?,
+        policy: RetryPolicy::default(),
+    })?
+    .with_limits(cfg.limits))
+}
+
 /// `sweepgate verify`: one sign-off, assessed through the configured
 /// GitHub credentials and database (for the pinned run).
 pub(crate) async fn verify_once(
@@ -128,12 +163,7 @@ pub(crate) async fn verify_once(
     let (owner, name) = repo
         .split_once('/')
         .with_context(|| format!("--repo {repo}: not owner/name"))?;
-    let github = GitHub::new(GitHubConfig {
-        api_url: cfg.github_api_url.clone(),
-        credentials: cfg.credentials()?,
-        policy: RetryPolicy::default(),
-    })?
-    .with_limits(cfg.limits);
+    let github = github_client(cfg)?;
     let store = open_store(cfg).await?;
     let services = Services::new(github).with_clock(today.map_or(Clock::System, Clock::Fixed));
     let repo = sweepgate_core::ids::RepoName::new(owner, name);
@@ -170,24 +200,28 @@ pub(crate) async fn verify_once(
 /// `sweepgate serve`.
 pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     cfg.require_secrets()?;
-    let github = GitHub::new(GitHubConfig {
-        api_url: cfg.github_api_url.clone(),
-        credentials: cfg.credentials()?,
-        policy: RetryPolicy::default(),
-    })?
-    .with_limits(cfg.limits);
+    let mut github = github_client(&cfg)?;
     let store = open_store(&cfg).await?;
+    let shadow = open_shadow(&cfg).await?;
+    if let Some(log) = &shadow {
+        github = github.with_sink(Arc::new(log.clone()));
+    }
     let listener = TcpListener::bind(cfg.listen)
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
-    let services = Services::new(github.clone())
+    let mut services = Services::new(github.clone())
         .with_public_url(cfg.public_url.clone())
         .with_staging_token(&cfg.github_api_url, cfg.staging_token.clone())?;
-    let running = start(
+    // Shadow mode writes nothing with the staging credential either.
+    if let Some(log) = &shadow {
+        services.staging = services.staging.map(|s| s.with_sink(Arc::new(log.clone())));
+    }
+    let running = start_with_shadow(
         &cfg,
         store.clone(),
         event_router(services.clone()),
         listener,
+        shadow.clone(),
     )
     .await?;
     // A lost `workflow_run` webhook never leaves a dispatched sweep pending.
@@ -199,7 +233,7 @@ pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     // A delivery GitHub could not hand over (a 503 during a database
     // outage, a crash) is asked for again.
     let _redelivery = crate::recovery::spawn(github, store, cfg.redelivery);
-    tracing::info!(addr = %running.addr, db = %redact_url(&cfg.database_url), "sweepgate listening");
+    tracing::info!(addr = %running.addr, db = %redact_url(&cfg.database_url), mode = ?cfg.mode, "sweepgate listening");
     running.wait().await
 }
 

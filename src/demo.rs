@@ -281,6 +281,16 @@ impl Script {
         expect(&writes, "the verdict", |b| {
             b.starts_with("<!-- codeowner-signoff-verify sha=")
         })?;
+
+        // The verifier sweepgate replaces answers the same sign-off (seed
+        // 002's verdict text): the PR page shows it beside sweepgate's.
+        let head = pr.head_sha().context("the PR has no head")?;
+        pr.post_comment(LEGACY_LOGIN, "NONE", &old_verdict(&head))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        say!(
+            "{LEGACY_LOGIN} (the old verifier) posted its verdict on the same commit (seed 002's text)"
+        );
+        self.settle().await?;
         say!();
         say!("script complete: {} bot actions", self.seen);
         Ok(pr.number)
@@ -339,6 +349,26 @@ impl Script {
             .filter(|r| r.auth == "token" && r.method != "GET" && r.status < 400)
             .collect()
     }
+}
+
+/// The login of the verifier sweepgate replaces (a default legacy login).
+const LEGACY_LOGIN: &str = "github-actions[bot]";
+
+/// Seed 002's old-bot verdict comment (its `[github-actions]` part, up to
+/// the assessed commit), with the marker naming `sha`.
+fn old_verdict(sha: &str) -> String {
+    const SEED: &str = include_str!("../tests/data/seeds/002_a06ac514f4a3d3bf.txt");
+    let text = SEED
+        .split_once("[github-actions]\n")
+        .map_or("", |(_, rest)| rest);
+    let rows: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.starts_with("Assessed commit:"))
+        .collect();
+    format!(
+        "<!-- codeowner-signoff-verify sha={sha} -->\n{}\n\nAssessed commit: {sha}.",
+        rows.join("\n").trim()
+    )
 }
 
 fn expect(bodies: &[String], what: &str, pred: impl Fn(&str) -> bool) -> anyhow::Result<()> {

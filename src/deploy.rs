@@ -47,6 +47,28 @@ pub const PERMISSIONS: &[(&str, &str)] = &[
     ("statuses", "write"),
 ];
 
+/// The permissions of a shadow installation (`docs/shadow.md`): it reads
+/// what the live App reads and writes nothing.
+pub const SHADOW_PERMISSIONS: &[(&str, &str)] = &[
+    ("actions", "read"),
+    ("checks", "read"),
+    ("contents", "read"),
+    ("issues", "read"),
+    ("members", "read"),
+    ("metadata", "read"),
+    ("pull_requests", "read"),
+    ("statuses", "read"),
+];
+
+/// The permissions the manifest asks for: live, or read-only for shadow.
+pub fn permissions_for(shadow: bool) -> &'static [(&'static str, &'static str)] {
+    if shadow {
+        SHADOW_PERMISSIONS
+    } else {
+        PERMISSIONS
+    }
+}
+
 /// Webhook events the App subscribes to: those some handler acts on
 /// (`events::table`). Installation events are always sent and cannot be
 /// listed.
@@ -125,6 +147,25 @@ pub(crate) fn check_public_url(public_url: &str) -> Result<(), PublicUrlError> {
 pub(crate) fn app_manifest_json(public_url: &str) -> Result<String, PublicUrlError> {
     check_public_url(public_url)?;
     Ok(format!("{:#}\n", app_manifest(public_url)))
+}
+
+/// The manifest of a shadow installation (`docs/shadow.md`): the same
+/// events, every permission read-only, its own name.
+pub fn shadow_app_manifest(public_url: &str) -> Value {
+    let mut m = app_manifest(public_url);
+    let permissions: Map<String, Value> = SHADOW_PERMISSIONS
+        .iter()
+        .map(|(name, access)| ((*name).to_owned(), Value::from(*access)))
+        .collect();
+    m["name"] = Value::from(format!("{APP_NAME}-shadow"));
+    m["default_permissions"] = Value::Object(permissions);
+    m
+}
+
+/// [`shadow_app_manifest`] as `sweepgate app-manifest --shadow` prints it.
+pub(crate) fn shadow_app_manifest_json(public_url: &str) -> Result<String, PublicUrlError> {
+    check_public_url(public_url)?;
+    Ok(format!("{:#}\n", shadow_app_manifest(public_url)))
 }
 
 #[cfg(test)]

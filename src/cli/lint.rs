@@ -17,6 +17,10 @@ pub enum Format {
     Text,
     Json,
     Sarif,
+    /// GitHub workflow commands: `::error file=…,line=…::…` per new
+    /// finding (annotations where code scanning cannot be used, e.g. a
+    /// fork's pull request); pre-existing ones as `::notice`.
+    Github,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
@@ -26,7 +30,7 @@ pub struct Args {
     pub repo: String,
     /// The PR's base revision (the diff starts at its merge base with
     /// `--head`, as GitHub compares a PR).
-    #[arg(long, required_unless_present = "all")]
+    #[arg(long, required_unless_present_any = ["all", "staged"])]
     pub base: Option<String>,
     /// The PR's head revision.
     #[arg(long, default_value = "HEAD")]
@@ -41,6 +45,10 @@ pub struct Args {
     /// every finding counted as new.
     #[arg(long, conflicts_with = "base")]
     pub all: bool,
+    /// Lint the staged change: the index against `HEAD` (a pre-commit
+    /// hook). `--repo` is the work tree.
+    #[arg(long, conflicts_with_all = ["base", "all"])]
+    pub staged: bool,
     /// Refuse (as a finding naming the file) any file larger than this.
     #[arg(long, default_value_t = DEFAULT_MAX_BLOB)]
     pub max_file_bytes: u64,
@@ -56,6 +64,7 @@ impl Args {
             pr,
             format,
             all: false,
+            staged: false,
             max_file_bytes: DEFAULT_MAX_BLOB,
         }
     }
@@ -79,7 +88,43 @@ pub fn render(findings: &[Finding], format: Format) -> String {
         Format::Sarif => {
             serde_json::to_string_pretty(&sarif::to_sarif(findings)).unwrap_or_default() + "\n"
         }
+        Format::Github => findings.iter().map(|f| workflow_command(f, true)).collect(),
     }
+}
+
+/// Escapes a workflow command's property (`%`, CR, LF, `:` and `,`) or,
+/// with `data`, its message (`%`, CR, LF).
+fn escape(s: &str, property: bool) -> String {
+    let mut out = s
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A");
+    if property {
+        out = out.replace(':', "%3A").replace(',', "%2C");
+    }
+    out
+}
+
+/// One finding as a GitHub workflow command (an annotation on the file
+/// and line); a pre-existing one is only a notice.
+fn workflow_command(f: &Finding, new: bool) -> String {
+    let level = match (new, f.severity.to_string().as_str()) {
+        (false, _) => "notice",
+        (true, "error") => "error",
+        (true, "warning") => "warning",
+        _ => "notice",
+    };
+    let mut message = f.message.clone();
+    if let Some(fix) = &f.fix {
+        message.push_str(&format!(" Fix: {fix}"));
+    }
+    format!(
+        "::{level} file={},line={},title={}::{}\n",
+        escape(&f.file, true),
+        f.line.max(1),
+        escape(f.rule, true),
+        escape(&message, false)
+    )
 }
 
 /// Render judged findings: as [`render`], pre-existing ones marked (text),
@@ -110,6 +155,10 @@ pub fn render_judged(judged: &[Judged], format: Format) -> String {
         Format::Sarif => {
             serde_json::to_string_pretty(&sarif::to_sarif_judged(judged)).unwrap_or_default() + "\n"
         }
+        Format::Github => judged
+            .iter()
+            .map(|j| workflow_command(&j.finding, j.is_new()))
+            .collect(),
     }
 }
 
@@ -171,6 +220,19 @@ pub(crate) fn run_cli(args: Args) -> ExitCode {
         }
     };
     crate::progress::enable_on_terminal();
+    let mut args = args;
+    if args.staged {
+        match rt.block_on(GitRepo::new(&args.repo).staged_commit()) {
+            Ok(sha) => {
+                args.base = Some("HEAD".into());
+                args.head = sha;
+            }
+            Err(e) => {
+                eprintln!("error: --staged: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let findings = match rt.block_on(run_judged(&args)) {
         Ok(f) => f,
         Err(e) => {

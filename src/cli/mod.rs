@@ -2,6 +2,8 @@
 //! development commands (benchmarks, reliability runs, the sandbox as a
 //! process) are `cargo xtask`.
 pub(crate) mod check;
+pub(crate) mod compare;
+pub(crate) mod doctor;
 pub mod lint;
 pub mod matrix;
 pub(crate) mod output;
@@ -50,14 +52,22 @@ enum Command {
     /// Verify a sign-off on GitHub from its URL
     /// (`…/pull/<n>#issuecomment-<id>`, `#pullrequestreview-<id>` or
     /// `#discussion_r<id>`); prints the verdict, publishes it with
-    /// `--publish`. Exit 0 on PASS, 1 on REJECTED, 2 on an error.
+    /// `--publish`. Exit 0 on PASS, 1 on REJECTED, 2 on an error. With
+    /// `--pr N --compare`: the old verifier's verdict on the PR beside
+    /// sweepgate's, check by check (read-only; exit 0 when shown).
     Verify {
         /// `owner/name` of the benchmark repository.
         #[arg(long)]
         repo: String,
         /// The sign-off's URL.
-        #[arg(long)]
-        signoff: String,
+        #[arg(long, required_unless_present = "compare")]
+        signoff: Option<String>,
+        /// The pull request whose old verdict `--compare` reads.
+        #[arg(long, requires = "compare")]
+        pr: Option<u64>,
+        /// Show the old verifier's verdict beside sweepgate's (needs `--pr`).
+        #[arg(long, requires = "pr", conflicts_with_all = ["publish", "signoff"])]
+        compare: bool,
         /// Post the verdict comment, status and check run.
         #[arg(long)]
         publish: bool,
@@ -84,7 +94,23 @@ enum Command {
         /// Public base URL of this server (the webhook is `<url>/webhook`).
         #[arg(long, default_value = "https://sweepgate.example.com")]
         public_url: String,
+        /// The read-only variant for a shadow installation (`serve --mode shadow`).
+        #[arg(long)]
+        shadow: bool,
     },
+    /// Check the configuration `serve` would use: the database and its
+    /// migrations, the webhook secret, the App, its installations,
+    /// permissions and events, and each repository's configuration,
+    /// CODEOWNERS, checklist template and sweep workflow. Prints ✔ or ✘
+    /// with the fix for each; exit 1 on any ✘.
+    Doctor(ServerArgs),
+}
+
+/// Parses `args` (the program name first) as the command line would,
+/// without running anything: the docs test checks the commands it cannot
+/// run (they need a real GitHub) against the real flags.
+pub fn try_parse(args: &[&str]) -> Result<(), clap::Error> {
+    Cli::try_parse_from(args).map(|_| ())
 }
 
 pub fn main() -> ExitCode {
@@ -140,6 +166,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Verify {
             repo,
             signoff,
+            pr,
+            compare: _,
             publish,
             today,
             format,
@@ -148,9 +176,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let cfg = ServerConfig::resolve(&server)?;
             crate::app::init_logging_at(cfg.log_format, "warn");
             let json = format == TextOrJson::Json;
-            runtime()?.block_on(crate::app::verify_once(
-                &cfg, &repo, &signoff, publish, today, json,
-            ))
+            match (signoff, pr) {
+                (_, Some(pr)) => runtime()?.block_on(compare::run(&cfg, &repo, pr, today, json)),
+                (Some(signoff), None) => runtime()?.block_on(crate::app::verify_once(
+                    &cfg, &repo, &signoff, publish, today, json,
+                )),
+                (None, None) => anyhow::bail!("verify needs --signoff URL, or --pr N --compare"),
+            }
         }
         Command::Runners { repo, format } => {
             let report = runners::read(&repo).map_err(anyhow::Error::msg)?;
@@ -165,9 +197,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Command::AppManifest { public_url } => {
-            print_out(&crate::deploy::app_manifest_json(&public_url)?)?;
+        Command::AppManifest { public_url, shadow } => {
+            let json = if shadow {
+                crate::deploy::shadow_app_manifest_json(&public_url)?
+            } else {
+                crate::deploy::app_manifest_json(&public_url)?
+            };
+            print_out(&json)?;
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Doctor(args) => {
+            let cfg = ServerConfig::resolve(&args)?;
+            crate::app::init_logging_at(cfg.log_format, "error");
+            runtime()?.block_on(doctor::run(&cfg))
         }
         Command::Migrate(args) => {
             let cfg = ServerConfig::resolve(&args)?;

@@ -42,6 +42,19 @@ pub enum LogFormat {
     Json,
 }
 
+/// Whether sweepgate writes to GitHub (`docs/shadow.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Comments, statuses, check runs, labels, dispatches and cancels go
+    /// to GitHub.
+    #[default]
+    Live,
+    /// Everything is done but nothing is written to GitHub: each write is
+    /// stored, in full, and shown on the dashboard as "would post".
+    Shadow,
+}
+
 /// The flags of `sweepgate serve` (each also readable from the environment).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ServerArgs {
@@ -51,6 +64,9 @@ pub struct ServerArgs {
     /// Address to listen on.
     #[arg(long, env = "SWEEPGATE_LISTEN")]
     pub listen: Option<SocketAddr>,
+    /// `live`, or `shadow`: do all the work, write nothing to GitHub.
+    #[arg(long, env = "SWEEPGATE_MODE", value_enum)]
+    pub mode: Option<Mode>,
     /// `sqlite:path` (default `sqlite:sweepgate.db`) or `postgres://…`.
     #[arg(long, env = "SWEEPGATE_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
@@ -154,6 +170,7 @@ pub struct ServerArgs {
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 struct FileConfig {
     listen: Option<SocketAddr>,
+    mode: Option<Mode>,
     database_url: Option<String>,
     webhook_secrets: Vec<Secret>,
     app_id: Option<u64>,
@@ -280,6 +297,7 @@ impl Default for RedeliveryConfig {
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub listen: SocketAddr,
+    pub mode: Mode,
     pub database_url: String,
     pub webhook_secrets: Vec<Secret>,
     pub app_id: Option<u64>,
@@ -306,6 +324,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            mode: Mode::Live,
             database_url: DEFAULT_DATABASE_URL.into(),
             webhook_secrets: Vec::new(),
             app_id: None,
@@ -360,6 +379,7 @@ impl ServerConfig {
         };
         let cfg = ServerConfig {
             listen: args.listen.or(file.listen).unwrap_or(d.listen),
+            mode: args.mode.or(file.mode).unwrap_or_default(),
             database_url: args
                 .database_url
                 .clone()
@@ -562,7 +582,7 @@ mod tests {
         let path = dir.path().join("sg.toml");
         std::fs::write(
             &path,
-            "workers = 7\nwebhook-secrets = [\"a\", \"b\"]\ndatabase-url = \"sqlite:x.db\"\n",
+            "workers = 7\nwebhook-secrets = [\"a\", \"b\"]\ndatabase-url = \"sqlite:x.db\"\nmode = \"shadow\"\n",
         )
         .unwrap();
         let args = ServerArgs {
@@ -572,6 +592,7 @@ mod tests {
         };
         let cfg = ServerConfig::resolve(&args).unwrap();
         assert_eq!(cfg.workers, 7);
+        assert_eq!(cfg.mode, Mode::Shadow);
         assert_eq!(cfg.database_url, "postgres://h/db");
         assert_eq!(cfg.webhook_secrets.len(), 2);
         assert_eq!(cfg.github_api_url, DEFAULT_GITHUB_API_URL);

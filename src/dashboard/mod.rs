@@ -9,6 +9,7 @@
 //! commands, sweeps).
 pub(crate) mod api;
 pub(crate) mod auth;
+pub(crate) mod compare;
 pub mod links;
 pub mod svg;
 
@@ -46,6 +47,8 @@ pub struct DashState {
     secure: bool,
     /// The key of signed links, read from the store once.
     link_key: Arc<tokio::sync::OnceCell<Vec<u8>>>,
+    /// Shadow mode's intended writes ("would post"), when the server keeps them.
+    pub shadow: Option<crate::store::shadow::ShadowLog>,
 }
 
 impl DashState {
@@ -63,7 +66,14 @@ impl DashState {
             public: false,
             secure: public_url.is_some_and(|u| u.starts_with("https://")),
             link_key: Arc::default(),
+            shadow: None,
         }
+    }
+
+    /// Shows shadow mode's intended writes on the PR pages.
+    pub fn with_shadow(mut self, log: Option<crate::store::shadow::ShadowLog>) -> Self {
+        self.shadow = log;
+        self
     }
 
     /// Pages readable by anyone, read-only (`--dashboard-public`).
@@ -92,6 +102,7 @@ pub fn router(state: DashState) -> Router {
     let pages = Router::new()
         .route("/", get(overview))
         .route("/queue", get(queue))
+        .route("/compare", get(compare::overview))
         .route("/repos/{owner}/{repo}/pulls/{number}", get(pr_page))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -311,6 +322,10 @@ struct VerdictView {
     rows: Vec<RowLine>,
     svg: String,
     plot_link: String,
+    /// The old verifier's verdict of the same commit, check by check.
+    beside: Vec<compare::BesideLine>,
+    legacy_verdict: String,
+    legacy_url: String,
 }
 
 struct FindingLine {
@@ -341,6 +356,67 @@ struct PrPage {
     dispatched: Vec<SweepLine>,
     sweeps: Vec<EventLine>,
     timeline: Vec<EventLine>,
+    would_post: Vec<WouldPost>,
+}
+
+/// A write shadow mode would have sent, in full.
+struct WouldPost {
+    seq: u64,
+    at: String,
+    kind: String,
+    request: String,
+    body: String,
+}
+
+/// Shadow mode's writes about a PR, oldest first.
+async fn would_post(
+    st: &DashState,
+    repository: &str,
+    number: u64,
+) -> Result<Vec<WouldPost>, StoreError> {
+    let Some(log) = &st.shadow else {
+        return Ok(Vec::new());
+    };
+    // Check runs and statuses are about a commit: the PR's heads.
+    let heads: Vec<String> = st
+        .store
+        .pr_heads(repository, number as i64)
+        .await?
+        .into_iter()
+        .map(|h| h.head_sha)
+        .collect();
+    Ok(log
+        .list(repository, None)
+        .await?
+        .into_iter()
+        .filter(|w| match w.write.pr_number {
+            Some(n) => n == number,
+            None => heads
+                .iter()
+                .any(|h| w.write.path.contains(h.as_str()) || w.write.body.contains(h.as_str())),
+        })
+        .map(|w| {
+            let v: Value = serde_json::from_str(&w.write.body).unwrap_or(Value::Null);
+            // A comment shows as its text; anything else as its JSON.
+            let body = match v.get("body").and_then(Value::as_str) {
+                Some(text) if w.write.kind.starts_with("comment") => text.to_owned(),
+                _ if v.is_null() => String::new(),
+                _ => serde_json::to_string_pretty(&v).unwrap_or_default(),
+            };
+            let target = w
+                .created_id()
+                .or(w.write.target)
+                .map(|id| format!(" → #{id}"))
+                .unwrap_or_default();
+            WouldPost {
+                seq: w.seq,
+                at: time(w.at),
+                kind: format!("{}{target}", w.write.kind),
+                request: format!("{} {}", w.write.method, w.write.path),
+                body,
+            }
+        })
+        .collect())
 }
 
 /// A sweep sweepgate dispatched, with its jobs counted.
@@ -456,7 +532,14 @@ async fn pr_page(
         Ok(d) => d,
         Err(e) => return unavailable(&e),
     };
-    if activity.is_empty() && deliveries.is_empty() {
+    let shadowed = match &st.shadow {
+        Some(log) => match log.list(&repository, Some(number)).await {
+            Ok(w) => !w.is_empty(),
+            Err(e) => return unavailable(&e),
+        },
+        None => false,
+    };
+    if activity.is_empty() && deliveries.is_empty() && !shadowed {
         return failure(
             StatusCode::NOT_FOUND,
             &format!("sweepgate has no record of {repository}#{number}"),
@@ -470,7 +553,20 @@ async fn pr_page(
         };
         let v = &sv.verdict;
         let passed = !v.rows.iter().any(|r| r.is_blocking());
+        let old = compare::legacy_for(&activity, &v.head_sha);
         verdicts.push(VerdictView {
+            beside: old
+                .as_ref()
+                .map(|o| compare::beside(&compare::compare_rows(&v.rows, &o.legacy)))
+                .unwrap_or_default(),
+            legacy_verdict: old
+                .as_ref()
+                .map(|o| o.legacy.verdict.clone())
+                .unwrap_or_default(),
+            legacy_url: old
+                .as_ref()
+                .and_then(|o| o.comment_url.clone())
+                .unwrap_or_default(),
             sha: v.head_sha.clone(),
             signer: v.signer.clone(),
             outcome: if passed { "PASS" } else { "REJECTED" }.into(),
@@ -566,6 +662,10 @@ async fn pr_page(
         ));
     }
     timeline.sort_by_key(|(at, _)| *at);
+    let would_post = match would_post(&st, &repository, number).await {
+        Ok(w) => w,
+        Err(e) => return unavailable(&e),
+    };
     page(&PrPage {
         base: st.base.clone(),
         repository,
@@ -578,6 +678,7 @@ async fn pr_page(
         dispatched,
         sweeps: of_kind("sweep"),
         timeline: timeline.into_iter().map(|(_, e)| e).collect(),
+        would_post,
     })
 }
 

@@ -2,6 +2,7 @@
 //! `retry.rs` around every call.
 use super::GitHubError;
 use super::retry::{RetryPolicy, Sleeper, TokioSleeper, Verdict, requested_wait};
+use super::shadow::{self, WriteSink};
 use crate::config::server::{InputLimits, Secret};
 use bytes::Bytes;
 use http::{HeaderMap, Method};
@@ -48,6 +49,8 @@ pub struct GitHub {
     /// The login sweepgate writes as, read once (`docs/contracts.md` §4).
     own_login: Arc<tokio::sync::OnceCell<String>>,
     limits: InputLimits,
+    /// Shadow mode: writes go here instead of GitHub.
+    sink: Option<Arc<dyn WriteSink>>,
 }
 
 impl GitHub {
@@ -92,7 +95,20 @@ impl GitHub {
             sleeper,
             own_login: Arc::default(),
             limits: InputLimits::default(),
+            sink: None,
         })
+    }
+
+    /// Shadow mode: every write goes to `sink` instead of GitHub
+    /// (`docs/shadow.md`).
+    pub fn with_sink(mut self, sink: Arc<dyn WriteSink>) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+
+    /// Whether writes go to a shadow sink.
+    pub fn is_shadow(&self) -> bool {
+        self.sink.is_some()
     }
 
     /// With these size caps on file reads and artifacts (the server's
@@ -146,6 +162,7 @@ impl GitHub {
                 login: self.own_login.clone(),
             }),
             limits: self.limits,
+            sink: self.sink.clone(),
         }
     }
 }
@@ -199,6 +216,7 @@ pub struct Api {
     sleeper: Arc<dyn Sleeper>,
     me: Arc<Me>,
     limits: InputLimits,
+    sink: Option<Arc<dyn WriteSink>>,
 }
 
 /// Who sweepgate is on GitHub, read once and shared by every [`Api`].
@@ -243,8 +261,46 @@ impl Api {
         self.limits
     }
 
-    /// Sends with the retry policy; a non-success answer is an error.
+    /// Sends with the retry policy; a non-success answer is an error. In
+    /// shadow mode a write is stored instead and answered as GitHub would,
+    /// and a PR's comment list shows the virtual comments too.
     pub(crate) async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<Response, GitHubError> {
+        let Some(sink) = &self.sink else {
+            return self.send_live(method, path, body).await;
+        };
+        // Boxed: `own_login` sends (a GET) through here.
+        if method != Method::GET && method != Method::HEAD {
+            let login = Box::pin(self.own_login()).await?;
+            let a = shadow::intercept(sink.as_ref(), &login, method.as_str(), path, body).await?;
+            return Ok(Response {
+                status: a.status,
+                headers: HeaderMap::new(),
+                body: a
+                    .body
+                    .map_or_else(Bytes::new, |b| Bytes::from(b.to_string())),
+            });
+        }
+        let mut resp = self.send_live(method, path, body).await?;
+        if let Some((repo, pr)) = shadow::listed_comments_of(path)
+            && resp.next_link().is_none()
+        {
+            let login = Box::pin(self.own_login()).await?;
+            let extra = shadow::virtual_comments(sink.as_ref(), &login, &repo, pr).await?;
+            if !extra.is_empty() {
+                let mut list: Vec<serde_json::Value> = resp.json(path)?;
+                list.extend(extra);
+                resp.body = Bytes::from(serde_json::Value::Array(list).to_string());
+            }
+        }
+        Ok(resp)
+    }
+
+    async fn send_live(
         &self,
         method: Method,
         path: &str,

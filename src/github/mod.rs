@@ -5,6 +5,7 @@
 mod client;
 mod rest;
 mod retry;
+pub mod shadow;
 mod source;
 
 pub use client::{Api, Credentials, GitHub, GitHubConfig, Response};

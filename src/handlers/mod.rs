@@ -5,6 +5,7 @@ pub(crate) mod authored;
 pub(crate) mod commands;
 pub mod dispatch;
 pub(crate) mod guide;
+pub(crate) mod legacy;
 pub(crate) mod lint;
 pub(crate) mod publish;
 pub mod repo_config;
@@ -225,6 +226,7 @@ pub fn event_router(services: Services) -> EventRouter {
         .with(Arc::new(guide::ContributionGuide::new(services.clone())))
         .with(Arc::new(commands::Commands::new(services.clone())))
         .with(Arc::new(verify::SignoffVerifier::new(services.clone())))
+        .with(Arc::new(legacy::LegacyVerdicts::new(services.clone())))
         .with(Arc::new(lint::RecipeLint::new(services.clone())))
         .with(Arc::new(repo_config::ConfigCheck::new(services.clone())))
         .with(Arc::new(sweeps::SweepGate::new(services.clone())))

@@ -2,6 +2,7 @@
 //! PostgreSQL for several replicas). SQL lives here and nowhere else.
 //!
 //! Times are Unix milliseconds (`i64`), which both back ends store natively.
+pub mod shadow;
 mod sql;
 
 use async_trait::async_trait;

@@ -2,11 +2,15 @@
 //! instead of one per file). Each module reads like the transcripts it
 //! checks; `common` holds the shared harness (databases on both back ends,
 //! the transcript world) and `lint_support` the lint scenarios.
+mod action;
 mod bad_input;
 mod commands_grammar;
 mod common;
+mod compare;
 mod dashboard;
 mod deploy_manifests;
+mod docs_commands;
+mod doctor;
 mod events_table;
 mod fuzz_corpora;
 mod github_client;
@@ -46,6 +50,7 @@ mod script_props;
 mod script_seeds;
 mod security;
 mod serve_process;
+mod shadow;
 mod transcript_config;
 mod transcript_dispatch;
 mod transcript_guide;

@@ -9,13 +9,13 @@ use sweepgate_sandbox::Change;
 /// A single-node script in the layout the launchers expect; `client` is
 /// the benchmark client's length flags (§1.9: `--input-len`/`--output-len`;
 /// anything else makes the run fail, L26).
-fn script(client: &str) -> String {
+pub(crate) fn script(client: &str) -> String {
     format!(
         "#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n\ncheck_env_vars MODEL TP CONC ISL OSL MAX_MODEL_LEN RANDOM_RANGE_RATIO RESULT_FILENAME\n\npip install fastokens==0.1.3\n\nvllm serve \"$MODEL\" --host 0.0.0.0 --port 8888 --tensor-parallel-size \"$TP\" --max-model-len \"$MAX_MODEL_LEN\" &\n\nwait_for_server_ready\nrun_benchmark_serving --model \"$MODEL\" --port 8888 --backend vllm {client} --random-range-ratio \"$RANDOM_RANGE_RATIO\" --max-concurrency \"$CONC\" --num-prompts \"$((CONC * 10))\" --result-filename \"$RESULT_FILENAME\" --result-dir /workspace/\n"
     )
 }
 
-const PATH: &str = "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200.sh";
+pub(crate) const PATH: &str = "benchmarks/single_node/fixed_seq_len/dsv4_fp8_h200.sh";
 
 #[tokio::test]
 async fn lint_annotates_and_turns_green_when_fixed() {

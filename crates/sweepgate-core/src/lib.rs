@@ -21,6 +21,7 @@ pub mod files;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod ids;
+pub mod legacy;
 pub(crate) mod markdown;
 pub mod matrix;
 pub mod recipe;

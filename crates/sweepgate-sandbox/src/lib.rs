@@ -210,6 +210,7 @@ impl Sandbox {
                 name: config.app_name.clone(),
                 client_id: format!("Iv23li{:014x}", config.app_id),
                 owner: config.app_owner.clone(),
+                grants: None,
             },
             token_lifetime: config.token_lifetime,
         };

@@ -108,6 +108,9 @@ pub(crate) struct AppInfo {
     pub name: String,
     pub client_id: String,
     pub owner: String,
+    /// What `GET /app` reports as granted instead of the defaults:
+    /// `(permissions, events)` (doctor tests).
+    pub grants: Option<(serde_json::Value, serde_json::Value)>,
 }
 
 impl AppInfo {

@@ -84,8 +84,11 @@ impl World {
             "html_url": format!("{}/apps/{}", self.settings.html_base, app.slug),
             "created_at": "2026-01-05T10:00:00Z",
             "updated_at": "2026-01-05T10:00:00Z",
-            "permissions": app_permissions(),
-            "events": ["check_run", "issue_comment", "pull_request", "pull_request_review", "repository_dispatch", "workflow_job", "workflow_run"],
+            "permissions": app.grants.as_ref().map_or_else(app_permissions, |g| g.0.clone()),
+            "events": app.grants.as_ref().map_or_else(
+                || json!(["check_run", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment", "push", "repository_dispatch", "workflow_job", "workflow_run"]),
+                |g| g.1.clone(),
+            ),
         })
     }
 

@@ -55,7 +55,11 @@ async fn get_repo(State(s): State<Sh>, r: Req) -> ApiResult {
     let w = s.lock_world();
     let key = r.repo_key();
     w.repo(&key)?;
-    ok(w.repo_json(&key))
+    // The full repository: what a listing leaves out.
+    let mut full = w.repo_json(&key);
+    full["network_count"] = json!(0);
+    full["subscribers_count"] = json!(0);
+    ok(full)
 }
 
 /// The commit at `?ref=` (default branch when absent).

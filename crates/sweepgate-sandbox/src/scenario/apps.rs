@@ -7,6 +7,19 @@ use std::collections::BTreeSet;
 impl Sandbox {
     // ---- the app ----
 
+    /// What `GET /app` reports the App was granted: these permissions
+    /// (`name` → `read`/`write`) and events instead of the defaults.
+    pub fn set_app_grants(&self, permissions: &[(&str, &str)], events: &[&str]) {
+        let perms: serde_json::Map<String, serde_json::Value> = permissions
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), serde_json::Value::from(*v)))
+            .collect();
+        self.world().settings.app.grants = Some((
+            serde_json::Value::Object(perms),
+            serde_json::Value::from(events.to_vec()),
+        ));
+    }
+
     /// Installs the app on every repository of `account`; returns the id.
     pub fn install_app(&self, account: &str) -> u64 {
         self.install_app_on(account, None)
