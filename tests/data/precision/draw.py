@@ -35,6 +35,14 @@ PER_RULE = 59
 BLIND_SHARE = 0.2
 COLUMNS = ["id", "rule", "commit", "pr", "location", "subject", "message", "label", "reason"]
 BLIND_COLUMNS = COLUMNS[:7]
+# FAIL rows that only say the replay has no sign-off (it runs `check`
+# without one): they judge no content of the PR, and the server never
+# meets them (a verdict always has a sign-off). Left out of the population.
+NO_SIGNOFF = {
+    (0, "no sign-off to attribute; no signer."),
+    (3, "no upstream recipe link in the sign-off's additional detail section."),
+    (5, "no sign-off body to compare with the template."),
+}
 
 
 def one_line(text):
@@ -68,6 +76,8 @@ def population(replay):
             if row["outcome"] != "fail":
                 continue
             d = row["detail"]
+            if (row["check"], d["reason"]) in NO_SIGNOFF:
+                continue
             loc = f"{d['file']}:{d['line']}" if d.get("file") else ""
             item = {
                 "rule": f"C{row['check']:02}",
