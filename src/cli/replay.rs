@@ -548,8 +548,10 @@ async fn replay_check(
     time: i64,
 ) -> CheckRecord {
     let t = Instant::now();
-    // Check 7 assesses against the day the PR merged.
-    let today = chrono::DateTime::from_timestamp(time, 0)
+    // Check 7 assesses against the day the PR merged, anywhere on Earth
+    // (UTC−12): a PR merged on a policy's last day in its committer's time
+    // zone (`451a230`, #2472: 19:21 -0500) is not after it.
+    let today = chrono::DateTime::from_timestamp(time - 12 * 3600, 0)
         .map(|d| d.date_naive())
         .unwrap_or_default();
     let opts = LocalCheck {

@@ -171,9 +171,26 @@ pub(crate) fn contradicting_claims(text: &str, shipped: &[ImageRef]) -> Vec<Stri
             before[start..].to_ascii_lowercase().contains("from ")
         })
     };
+    // The image of another container: named as the value of an `…_IMAGE`
+    // variable, or a router (`761ac0d`, #2301: "Re-pin VLLM_ROUTER_IMAGE to
+    // vllm/vllm-router:nightly-20260716-1fbcde7" beside the serving image).
+    let auxiliary = |c: &str| {
+        let repo = ImageRef::parse(c).repository;
+        let name = repo.rsplit('/').next().unwrap_or(&repo);
+        name.contains("router")
+            || text.find(c).is_some_and(|at| {
+                let before = &text[..at];
+                let start = before.char_indices().rev().nth(48).map_or(0, |(i, _)| i);
+                before[start..].split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_')).any(|w| {
+                    w.len() > "_IMAGE".len()
+                        && w.ends_with("_IMAGE")
+                        && w.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                })
+            })
+    };
     let claims: Vec<String> = image_claims(text)
         .into_iter()
-        .filter(|c| !replaced(c))
+        .filter(|c| !replaced(c) && !auxiliary(c))
         .collect();
     let parsed: Vec<(String, ImageRef)> = claims
         .into_iter()
