@@ -253,4 +253,38 @@ mod tests {
         let r = check(&snap(&both), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
     }
+
+    /// A PR is judged on what it changes: `9bfcebf` (#689) changes a key
+    /// but keeps its vendor image, `9a517b1` (#663) changes a TRT key that
+    /// landed earlier.
+    #[test]
+    fn what_the_base_had_is_not_the_prs() {
+        let fork = entry(
+            "m-fp8-mi355x-sglang-disagg",
+            "sglang-disagg",
+            "rocm/sgl-dev:x",
+        );
+        let trt = entry("g-fp8-b200-tilert", "tilert", "ghcr.io/tile-ai/tilert");
+        let head = format!("{fork}  multinode: true\n{trt}  multinode: true\n");
+        let mut s = snap(&head);
+        s.base_files
+            .insert("configs/nvidia-master.yaml".into(), format!("{fork}{trt}"));
+        s.files[0].status = "modified".into();
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
+
+    /// `0f24199` (#617): a sibling serving the same model counts whatever
+    /// its `model-prefix` field says.
+    #[test]
+    fn a_sibling_of_the_same_model_counts() {
+        let both = format!(
+            "{}  model: org/M\n{}  model: org/M\n",
+            entry("g-fp8-b200-tilert", "tilert", "ghcr.io/tile-ai/tilert")
+                .replace("model-prefix: g", "model-prefix: g-fp8"),
+            entry("g-fp8-b200-vllm", "vllm", "vllm/vllm-openai:v1")
+        );
+        let r = check(&snap(&both), &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
 }

@@ -157,10 +157,9 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 // was there before (`247177b`, #1201, changes
                 // `qwen3.5-fp8-mi355x-atom-mtp` but not its script); lint
                 // L25 is silent there too.
-                Verdict::Fail(m, p, _)
+                Verdict::Fail(_, p, _)
                     if k.kind != ChangeKind::Added && !s.files.iter().any(|f| f.path == p) =>
                 {
-                    let _ = m;
                     ok.push(format!("{p} is unchanged by this PR"));
                 }
                 Verdict::Fail(m, p, l) => {

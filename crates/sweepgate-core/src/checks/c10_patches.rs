@@ -71,10 +71,7 @@ static PATCH: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"\b(sitecustomize|usercustomize)\b".to_owned(),
             "sitecustomize injection",
         ),
-        (
-            format!(r"\bpip3?\s+install\b.*\b{wheels}\b"),
-            WHEEL,
-        ),
+        (format!(r"\bpip3?\s+install\b.*\b{wheels}\b"), WHEEL),
         (r"\bapply_\S*patch\S*\.sh\b".to_owned(), "a patch script"),
     ]
     .into_iter()
@@ -307,6 +304,67 @@ mod tests {
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
         assert_eq!(r.reason, "patch covered by docs/waiver/2428.md (linked).");
+    }
+
+    /// `9688a10` (#2155): a workflow's prompt prose names `git apply`;
+    /// only its steps' `run:` scripts run (`75b37f6`: a test job's torch
+    /// install is no serving stack).
+    #[test]
+    fn workflow_prose_and_test_installs_are_not_patches() {
+        let mut s = snap("@@ -1,1 +1,1 @@\n x\n");
+        let wf = "jobs:\n  v:\n    steps:\n      - with:\n          prompt: |\n            - `git apply` / `patch` invocations;\n      - run: |\n          pip install torch\n";
+        s.files = vec![ChangedFile {
+            path: ".github/workflows/verify.yml".into(),
+            status: "added".into(),
+            patch: Some(format!(
+                "@@ -0,0 +1,8 @@\n{}",
+                wf.lines().map(|l| format!("+{l}\n")).collect::<String>()
+            )),
+            ..Default::default()
+        }];
+        s.head_files
+            .insert(".github/workflows/verify.yml".into(), wf.into());
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        let mut s2 = s.clone();
+        let wf2 = wf.replace("pip install torch", "git apply fix.patch");
+        s2.head_files
+            .insert(".github/workflows/verify.yml".into(), wf2.clone());
+        s2.files[0].patch = Some(format!(
+            "@@ -0,0 +1,8 @@\n{}",
+            wf2.lines().map(|l| format!("+{l}\n")).collect::<String>()
+        ));
+        assert_eq!(check(&s2, &RepoConfig::default()).outcome, Outcome::Fail);
+    }
+
+    /// `24bc2d7` (#1572): `np.diff` in a README is no patch file.
+    #[test]
+    fn documents_are_not_patches() {
+        let mut s = snap("@@ -1,1 +1,1 @@\n x\n");
+        s.files = vec![ChangedFile {
+            path: "benchmarks/multi_node/amd_utils/patches/README.md".into(),
+            status: "added".into(),
+            patch: Some("@@ -0,0 +1,1 @@\n+triggering an `np.diff` broadcasting error\n".into()),
+            ..Default::default()
+        }];
+        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::Pass);
+    }
+
+    /// `a965c94` (#2508) adds its waiver; a local run has no sign-off to
+    /// read the link from.
+    #[test]
+    fn an_added_waiver_without_a_sign_off_is_review() {
+        let mut s = snap(SED);
+        s.files.push(ChangedFile {
+            path: "docs/waiver/2428.md".into(),
+            status: "added".into(),
+            ..Default::default()
+        });
+        s.head_files.insert(
+            "docs/waiver/2428.md".into(),
+            "## What is patched\n## Why the unmodified upstream image\n## Upstream PR / issue links\nhttps://github.com/a/b/pull/1\n## Removal plan\n".into(),
+        );
+        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::Review);
     }
 
     #[test]

@@ -214,9 +214,7 @@ pub fn judge(input: &LintInput, head: Vec<Finding>, base: &[Finding]) -> Vec<Jud
                     *n -= 1;
                     BaselineState::Unchanged
                 }
-                _ if base_blind && f.rule != "L00" && !on_changed_line => {
-                    BaselineState::Unchanged
-                }
+                _ if base_blind && f.rule != "L00" && !on_changed_line => BaselineState::Unchanged,
                 _ => BaselineState::New,
             };
             Judged {
