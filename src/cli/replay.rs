@@ -20,7 +20,7 @@ use std::time::Instant;
 use serde::Serialize;
 use sweepgate_core::checks::Outcome;
 use sweepgate_core::checks::lint::{
-    Severity, has_new_errors, lint_judged, rules_run, sarif::FINGERPRINT_KEY,
+    Severity, baseline::normalise, has_new_errors, lint_judged, rules_run, sarif::FINGERPRINT_KEY,
 };
 use sweepgate_core::config::RepoConfig;
 use sweepgate_core::config::layout::{self, HISTORY, Input};
@@ -101,6 +101,11 @@ struct FindingRow {
     line: usize,
     new: bool,
     fingerprint: String,
+    /// What the finding is about (part of its fingerprint), when the rule
+    /// names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<String>,
+    message: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -124,6 +129,62 @@ struct LintRecord {
 struct RowRecord {
     check: u8,
     outcome: Outcome,
+    /// A FAIL or REVIEW row's reason, subject, first file of its evidence
+    /// and fingerprint (`row_fingerprint`), for labelling its precision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<RowDetail>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct RowDetail {
+    reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    line: usize,
+    fingerprint: String,
+}
+
+/// The fingerprint of a verdict row, as the lint's: check, file, subject
+/// and the reason with line numbers taken out.
+fn row_fingerprint(r: &sweepgate_core::checks::CheckResult, file: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let number = format!("C{:02}", r.number);
+    let subject = r.subject.as_deref().unwrap_or("");
+    for part in [number.as_str(), file, subject, &normalise(&r.reason)] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    hex::encode(&h.finalize()[..16])
+}
+
+fn row_record(r: &sweepgate_core::checks::CheckResult) -> RowRecord {
+    let detail = matches!(r.outcome, Outcome::Fail | Outcome::Review).then(|| {
+        let (file, line) = r
+            .evidence
+            .iter()
+            .find_map(|e| match e {
+                sweepgate_core::checks::Evidence::File { path, line } => {
+                    Some((Some(path.clone()), *line))
+                }
+                _ => None,
+            })
+            .unwrap_or((None, 0));
+        RowDetail {
+            fingerprint: row_fingerprint(r, file.as_deref().unwrap_or("")),
+            reason: r.reason.clone(),
+            subject: r.subject.clone(),
+            file,
+            line,
+        }
+    });
+    RowRecord {
+        check: r.number,
+        outcome: r.outcome,
+        detail,
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -470,6 +531,8 @@ async fn replay_lint(
                 line: j.finding.line,
                 new: j.baseline == sweepgate_core::checks::lint::BaselineState::New,
                 fingerprint: j.fingerprint,
+                subject: j.finding.subject,
+                message: j.finding.message,
             })
             .collect(),
         error: None,
@@ -485,8 +548,10 @@ async fn replay_check(
     time: i64,
 ) -> CheckRecord {
     let t = Instant::now();
-    // Check 7 assesses against the day the PR merged.
-    let today = chrono::DateTime::from_timestamp(time, 0)
+    // Check 7 assesses against the day the PR merged, anywhere on Earth
+    // (UTC−12): a PR merged on a policy's last day in its committer's time
+    // zone (`451a230`, #2472: 19:21 -0500) is not after it.
+    let today = chrono::DateTime::from_timestamp(time - 12 * 3600, 0)
         .map(|d| d.date_naive())
         .unwrap_or_default();
     let opts = LocalCheck {
@@ -501,14 +566,7 @@ async fn replay_check(
         Ok((v, _, _)) => CheckRecord {
             exit: u8::from(!v.passed()),
             ms: ms(t),
-            rows: v
-                .rows
-                .iter()
-                .map(|r| RowRecord {
-                    check: r.number,
-                    outcome: r.outcome,
-                })
-                .collect(),
+            rows: v.rows.iter().map(row_record).collect(),
             error: None,
         },
         Err(e) => CheckRecord {

@@ -27,6 +27,7 @@ mod matrix_cases;
 mod matrix_examples;
 mod matrix_jobs;
 mod matrix_parse;
+mod precision;
 mod queue;
 mod recipe_changelog;
 mod recipe_codeowners;

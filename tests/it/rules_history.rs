@@ -17,7 +17,7 @@ fn bundle() -> PathBuf {
 
 /// One bare clone per test process (a bare clone: the CLI reads objects,
 /// never a worktree).
-fn repo() -> &'static Path {
+pub(crate) fn repo() -> &'static Path {
     static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     &DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();

@@ -67,8 +67,14 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     .filter(|p| p.as_str() == want)
                     .map(|p| p.trim_end_matches('/'))
                     .collect();
-                // The predicate lint L15 uses.
-                if !ImageRef::parse(e.image()).is_upstream(&ns) {
+                // The predicate lint L15 uses. A PR is judged on what it
+                // changes: a key that keeps its image (`9bfcebf`, #689,
+                // changes only its search space) does not introduce it.
+                let introduced = facts
+                    .masters_base
+                    .get(&k.key)
+                    .is_none_or(|b| b.image() != e.image());
+                if introduced && !ImageRef::parse(e.image()).is_upstream(&ns) {
                     if let Some(w) = exception {
                         return CheckResult::review(
                             N,
@@ -91,11 +97,19 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     .subject(k.key.clone())
                     .file(&e.file, e.field_line("image"));
                 }
-                notes.push(format!(
-                    "{} (framework: {fw}) uses upstream {}; a vLLM/SGLang entry, so the ordering rule does not apply",
-                    k.key,
-                    short_image(e.image())
-                ));
+                if introduced {
+                    notes.push(format!(
+                        "{} (framework: {fw}) uses upstream {}; a vLLM/SGLang entry, so the ordering rule does not apply",
+                        k.key,
+                        short_image(e.image())
+                    ));
+                } else {
+                    notes.push(format!(
+                        "{} (framework: {fw}) keeps its image {}",
+                        k.key,
+                        short_image(e.image())
+                    ));
+                }
             } else {
                 notes.push(format!(
                     "{} (framework: {fw}) is on {sku}, outside the established SKUs; no image rule",
@@ -104,9 +118,17 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             }
             continue;
         }
+        // Only a key the PR adds lands (`9a517b1`, #663, changes an
+        // existing one).
+        if k.kind != ChangeKind::Added {
+            notes.push(format!("{} ({fw}) was already there", k.key));
+            continue;
+        }
+        // The same model is the same model whatever its `model-prefix`
+        // says (`0f24199`, #617: `dsr1-fp8` beside `dsr1`).
         let sibling = facts.masters_head.values().find(|o| {
             o.key != k.key
-                && o.prefix() == e.prefix()
+                && (o.prefix() == e.prefix() || (!e.model().is_empty() && o.model() == e.model()))
                 && o.sku() == sku
                 && o.family() != Family::Other
         });
@@ -226,6 +248,40 @@ mod tests {
         let both = format!(
             "{}{}",
             entry("g-fp8-b200-tilert", "tilert", "ghcr.io/tile-ai/tilert"),
+            entry("g-fp8-b200-vllm", "vllm", "vllm/vllm-openai:v1")
+        );
+        let r = check(&snap(&both), &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
+
+    /// A PR is judged on what it changes: `9bfcebf` (#689) changes a key
+    /// but keeps its vendor image, `9a517b1` (#663) changes a TRT key that
+    /// landed earlier.
+    #[test]
+    fn what_the_base_had_is_not_the_prs() {
+        let fork = entry(
+            "m-fp8-mi355x-sglang-disagg",
+            "sglang-disagg",
+            "rocm/sgl-dev:x",
+        );
+        let trt = entry("g-fp8-b200-tilert", "tilert", "ghcr.io/tile-ai/tilert");
+        let head = format!("{fork}  multinode: true\n{trt}  multinode: true\n");
+        let mut s = snap(&head);
+        s.base_files
+            .insert("configs/nvidia-master.yaml".into(), format!("{fork}{trt}"));
+        s.files[0].status = "modified".into();
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
+
+    /// `0f24199` (#617): a sibling serving the same model counts whatever
+    /// its `model-prefix` field says.
+    #[test]
+    fn a_sibling_of_the_same_model_counts() {
+        let both = format!(
+            "{}  model: org/M\n{}  model: org/M\n",
+            entry("g-fp8-b200-tilert", "tilert", "ghcr.io/tile-ai/tilert")
+                .replace("model-prefix: g", "model-prefix: g-fp8"),
             entry("g-fp8-b200-vllm", "vllm", "vllm/vllm-openai:v1")
         );
         let r = check(&snap(&both), &RepoConfig::default());

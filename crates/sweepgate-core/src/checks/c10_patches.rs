@@ -14,6 +14,40 @@ use crate::recipe::script::{engine_patches, parse_script};
 
 const N: u8 = 10;
 
+const WHEEL: &str = "an engine wheel install";
+
+/// Files that document and never run.
+fn is_document(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    [".md", ".txt", ".rst"].iter().any(|e| p.ends_with(e))
+}
+
+/// Line numbers (1-based) of a workflow's `run:` scripts: the `run:` line
+/// itself and, for a block scalar (`run: |`), the lines indented under it.
+fn workflow_run_lines(text: &str) -> std::collections::BTreeSet<usize> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut block: Option<usize> = None;
+    for (i, l) in text.lines().enumerate() {
+        let indent = l.len() - l.trim_start().len();
+        if let Some(at) = block {
+            if l.trim().is_empty() || indent > at {
+                out.insert(i + 1);
+                continue;
+            }
+            block = None;
+        }
+        let t = l.trim_start().trim_start_matches("- ").trim_start();
+        if let Some(rest) = t.strip_prefix("run:") {
+            out.insert(i + 1);
+            let rest = rest.trim();
+            if rest.starts_with('|') || rest.starts_with('>') {
+                block = Some(indent);
+            }
+        }
+    }
+    out
+}
+
 static PATCH: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     let engine = r"(/sgl-workspace/|site-packages|dist-packages|/usr/local/lib/python[0-9.]*/)";
     let wheels = r"(vllm|sglang|sgl-kernel|sgl_kernel|tensorrt_llm|tensorrt-llm|flashinfer|flashinfer-python|aiter|atom|deep_gemm|deep-gemm|deep_ep|deep-ep|torch)";
@@ -37,10 +71,7 @@ static PATCH: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"\b(sitecustomize|usercustomize)\b".to_owned(),
             "sitecustomize injection",
         ),
-        (
-            format!(r"\bpip3?\s+install\b.*\b{wheels}\b"),
-            "an engine wheel install",
-        ),
+        (format!(r"\bpip3?\s+install\b.*\b{wheels}\b"), WHEEL),
         (r"\bapply_\S*patch\S*\.sh\b".to_owned(), "a patch script"),
     ]
     .into_iter()
@@ -98,16 +129,36 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             }
             continue;
         }
+        // Documentation runs nothing: `np.diff` in a README is no patch
+        // file (`24bc2d7`, #1572, `patches/README.md:46`).
+        if is_document(&f.path) {
+            continue;
+        }
+        // A workflow runs only its steps' `run:` scripts; its prompts and
+        // descriptions are prose (`9688a10`, #2155; `44b6970`, #2217), and
+        // a workflow job has no serving process to install a wheel into
+        // (`75b37f6`, `test-collectivex.yml:40`).
+        let workflow = f.path.starts_with(".github/workflows/");
+        let run_lines = workflow
+            .then(|| s.head_text(&f.path).map(workflow_run_lines))
+            .flatten()
+            .unwrap_or_default();
         for (line, text) in added {
             let t = text.trim_start();
             if t.starts_with('#') || t.starts_with("//") {
+                continue;
+            }
+            if workflow && !run_lines.contains(&line) {
                 continue;
             }
             // The lm-eval client patch of benchmark_lib.sh is exempt.
             if t.contains("_patch_lm_eval") {
                 continue;
             }
-            if let Some((_, what)) = PATCH.iter().find(|(re, _)| re.is_match(t)) {
+            if let Some((_, what)) = PATCH
+                .iter()
+                .find(|(re, what)| re.is_match(t) && !(workflow && *what == WHEEL))
+            {
                 hits.push((f.path.clone(), line, (*what).to_owned()));
             }
         }
@@ -161,6 +212,15 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     }
     if !text.contains("github.com/") || !(text.contains("/pull/") || text.contains("/issues/")) {
         return fail("waiver has no upstream PR / issue link".to_owned());
+    }
+    if s.signoff.is_none() {
+        // A local run has no sign-off to read the link from (`a965c94`,
+        // #2508 adds its waiver).
+        return CheckResult::review(
+            N,
+            format!("{path}:{line} patches the serving stack ({what}); {waiver} is added, and no sign-off was provided to confirm it links the waiver."),
+        )
+        .file(&path, line);
     }
     if !s.detail_section().contains(&format!("{n}.md")) {
         return fail("waiver not linked in sign-off".to_owned());
@@ -244,6 +304,67 @@ mod tests {
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
         assert_eq!(r.reason, "patch covered by docs/waiver/2428.md (linked).");
+    }
+
+    /// `9688a10` (#2155): a workflow's prompt prose names `git apply`;
+    /// only its steps' `run:` scripts run (`75b37f6`: a test job's torch
+    /// install is no serving stack).
+    #[test]
+    fn workflow_prose_and_test_installs_are_not_patches() {
+        let mut s = snap("@@ -1,1 +1,1 @@\n x\n");
+        let wf = "jobs:\n  v:\n    steps:\n      - with:\n          prompt: |\n            - `git apply` / `patch` invocations;\n      - run: |\n          pip install torch\n";
+        s.files = vec![ChangedFile {
+            path: ".github/workflows/verify.yml".into(),
+            status: "added".into(),
+            patch: Some(format!(
+                "@@ -0,0 +1,8 @@\n{}",
+                wf.lines().map(|l| format!("+{l}\n")).collect::<String>()
+            )),
+            ..Default::default()
+        }];
+        s.head_files
+            .insert(".github/workflows/verify.yml".into(), wf.into());
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        let mut s2 = s.clone();
+        let wf2 = wf.replace("pip install torch", "git apply fix.patch");
+        s2.head_files
+            .insert(".github/workflows/verify.yml".into(), wf2.clone());
+        s2.files[0].patch = Some(format!(
+            "@@ -0,0 +1,8 @@\n{}",
+            wf2.lines().map(|l| format!("+{l}\n")).collect::<String>()
+        ));
+        assert_eq!(check(&s2, &RepoConfig::default()).outcome, Outcome::Fail);
+    }
+
+    /// `24bc2d7` (#1572): `np.diff` in a README is no patch file.
+    #[test]
+    fn documents_are_not_patches() {
+        let mut s = snap("@@ -1,1 +1,1 @@\n x\n");
+        s.files = vec![ChangedFile {
+            path: "benchmarks/multi_node/amd_utils/patches/README.md".into(),
+            status: "added".into(),
+            patch: Some("@@ -0,0 +1,1 @@\n+triggering an `np.diff` broadcasting error\n".into()),
+            ..Default::default()
+        }];
+        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::Pass);
+    }
+
+    /// `a965c94` (#2508) adds its waiver; a local run has no sign-off to
+    /// read the link from.
+    #[test]
+    fn an_added_waiver_without_a_sign_off_is_review() {
+        let mut s = snap(SED);
+        s.files.push(ChangedFile {
+            path: "docs/waiver/2428.md".into(),
+            status: "added".into(),
+            ..Default::default()
+        });
+        s.head_files.insert(
+            "docs/waiver/2428.md".into(),
+            "## What is patched\n## Why the unmodified upstream image\n## Upstream PR / issue links\nhttps://github.com/a/b/pull/1\n## Removal plan\n".into(),
+        );
+        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::Review);
     }
 
     #[test]

@@ -81,7 +81,10 @@ pub fn normalise(message: &str) -> String {
             out.push(' ');
         }
         let lw = w.to_ascii_lowercase();
-        if (lw == "line" || lw == "lines")
+        // `(line 72)` as well as `line 72` (`0442a2c`, #2336: L11's
+        // message named the blob's line, so a shift made it "new").
+        let core = lw.trim_start_matches(['(', '[']);
+        if (core == "line" || core == "lines")
             && words
                 .peek()
                 .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
@@ -178,27 +181,42 @@ pub fn base_view(input: &LintInput) -> LintInput {
 
 /// Match head findings against base findings as a multiset of
 /// fingerprints.
+///
+/// When the base side could not read a master config or `runners.yaml`
+/// (an older schema: `L00` on the base side), the rules that need them did
+/// not run there, and a head finding they report cannot be matched: it
+/// counts as new only on a line the PR changed (reviewdog's `diff_context`
+/// filter). Without this, #2096 (`9b7f719`), which only adds metadata to
+/// master entries whose base no longer validates, "introduced" every
+/// non-upstream image of the keys it touched.
 pub fn judge(input: &LintInput, head: Vec<Finding>, base: &[Finding]) -> Vec<Judged> {
     let renames = renames(input);
     let mut left: BTreeMap<String, usize> = BTreeMap::new();
     for f in base {
         *left.entry(fingerprint(f, &f.file)).or_default() += 1;
     }
+    let paths = &input.config.paths;
+    let base_blind = base.iter().any(|f| {
+        f.rule == "L00"
+            && f.message.starts_with(super::context::UNREAD)
+            && (paths.master_configs.contains(&f.file) || f.file == paths.runners)
+    });
     head.into_iter()
         .map(|f| {
             let file = renames.get(f.file.as_str()).copied().unwrap_or(&f.file);
             let fp = fingerprint(&f, file);
+            let on_changed_line = input
+                .changed_lines
+                .get(&f.file)
+                .is_some_and(|l| l.contains(&f.line));
             let baseline = match left.get_mut(&fp) {
                 Some(n) if *n > 0 => {
                     *n -= 1;
                     BaselineState::Unchanged
                 }
+                _ if base_blind && f.rule != "L00" && !on_changed_line => BaselineState::Unchanged,
                 _ => BaselineState::New,
             };
-            let on_changed_line = input
-                .changed_lines
-                .get(&f.file)
-                .is_some_and(|l| l.contains(&f.line));
             Judged {
                 finding: f,
                 fingerprint: fp,
@@ -245,6 +263,10 @@ mod tests {
         assert_eq!(
             normalise("see x.sh:12 and  lines 3–5."),
             "see x.sh:# and lines #."
+        );
+        assert_eq!(
+            normalise("passed both as a JSON blob (line 72) and as dotted keys"),
+            "passed both as a JSON blob (line #) and as dotted keys"
         );
     }
 

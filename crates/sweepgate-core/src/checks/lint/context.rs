@@ -102,6 +102,10 @@ pub struct Context<'a> {
     pub problems: Vec<Finding>,
 }
 
+/// How an `L00` finding for a file the rules could not read begins.
+pub(crate) const UNREAD: &str =
+    "could not read this file, so the lint rules that need it did not run: ";
+
 fn entry_json(
     file: &str,
     bytes: &[u8],
@@ -177,10 +181,7 @@ impl<'a> Context<'a> {
                 Severity::Warning,
                 file,
                 e.loc.line.max(1),
-                format!(
-                    "could not read this file, so the lint rules that need it did not run: {}",
-                    e.message
-                ),
+                format!("{UNREAD}{}", e.message),
             ));
         };
 
@@ -534,13 +535,38 @@ impl<'a> Context<'a> {
             .collect()
     }
 
-    /// Changelog entries past the base length (docs/rules.md §0.4.6).
+    /// The changelog entries the PR adds (docs/rules.md §0.4.6).
     pub(crate) fn new_changelog_entries(&self) -> Vec<&changelog::Entry> {
-        let base_items = self.base_changelog.as_ref().map_or(0, |d| d.items);
-        match &self.head_changelog {
-            Some(d) => d.entries.iter().filter(|e| e.index >= base_items).collect(),
-            None => Vec::new(),
+        let Some(head) = &self.head_changelog else {
+            return Vec::new();
+        };
+        let path = self.input.config.paths.changelog.as_str();
+        let base: &[changelog::Entry] = self.base_changelog.as_ref().map_or(&[], |b| &b.entries);
+        if self.base_changelog.is_none() && self.input.base(path).is_none() {
+            // No changelog at base: every entry is the PR's.
+            return head.entries.iter().collect();
         }
+        // An entry is new when no base entry has its content (matched as
+        // a multiset; a pr-link correction is no new entry) and, when the
+        // diff is known, the PR adds its `pr-link` line (text unique to
+        // the entry, unlike `- config-keys:`, which a diff may align with a
+        // neighbour's). Position alone misled in the history: an entry a
+        // squash merge put before others made the last entry "new"
+        // (`4aec7f8`, #957), and a base that did not parse made every entry
+        // new (`9550ef2`, #988; `b16e698`, #1798, which re-indents one).
+        let mut left: Vec<&changelog::Entry> = base.iter().collect();
+        let added = self.input.changed_lines.get(path);
+        let diff_known = !self.input.changed_lines.is_empty();
+        head.entries
+            .iter()
+            .filter(|e| {
+                if let Some(i) = left.iter().position(|b| b.same_except_link(e)) {
+                    left.swap_remove(i);
+                    return false;
+                }
+                !diff_known || added.is_some_and(|l| l.contains(&e.pr_link.line))
+            })
+            .collect()
     }
 
     /// Scripts a key runs (resolved on any launcher).

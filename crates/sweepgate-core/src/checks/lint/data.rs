@@ -130,6 +130,10 @@ impl EngineData {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct LintData {
     pub repository: String,
+    /// The repository's former names (GitHub redirects them): links made
+    /// before a rename are canonical links of their day.
+    #[serde(default)]
+    pub former_repositories: Vec<String>,
     pub link_placeholders: Vec<String>,
     pub established_skus: Vec<String>,
     #[serde(default)]

@@ -171,9 +171,29 @@ pub(crate) fn contradicting_claims(text: &str, shipped: &[ImageRef]) -> Vec<Stri
             before[start..].to_ascii_lowercase().contains("from ")
         })
     };
+    // The image of another container: named as the value of an `…_IMAGE`
+    // variable, or a router (`761ac0d`, #2301: "Re-pin VLLM_ROUTER_IMAGE to
+    // vllm/vllm-router:nightly-20260716-1fbcde7" beside the serving image).
+    let auxiliary = |c: &str| {
+        let repo = ImageRef::parse(c).repository;
+        let name = repo.rsplit('/').next().unwrap_or(&repo);
+        name.contains("router")
+            || text.find(c).is_some_and(|at| {
+                let before = &text[..at];
+                let start = before.char_indices().rev().nth(48).map_or(0, |(i, _)| i);
+                before[start..]
+                    .split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                    .any(|w| {
+                        w.len() > "_IMAGE".len()
+                            && w.ends_with("_IMAGE")
+                            && w.bytes()
+                                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                    })
+            })
+    };
     let claims: Vec<String> = image_claims(text)
         .into_iter()
-        .filter(|c| !replaced(c))
+        .filter(|c| !replaced(c) && !auxiliary(c))
         .collect();
     let parsed: Vec<(String, ImageRef)> = claims
         .into_iter()
@@ -286,6 +306,22 @@ mod tests {
         assert!(!immutable_tag("kimi-k3"));
         assert!(!immutable_tag("dev-nightly-0820"));
         assert!(!immutable_tag("latest"));
+    }
+
+    /// `761ac0d` (#2301, `perf-changelog.yaml:5060`): the router's image
+    /// is another container's; `47e7ab0` (#2328, `:5460`) names a serving
+    /// image the key does not ship.
+    #[test]
+    fn other_containers_images_are_context() {
+        let shipped = [ImageRef::parse("vllm/vllm-openai-rocm:nightly-2afa3f7e")];
+        let t = "Re-pin VLLM_ROUTER_IMAGE to vllm/vllm-router:nightly-20260716-1fbcde7 (previous one was garbage-collected)";
+        assert!(contradicting_claims(t, &shipped).is_empty());
+        let t = "Use vllm/vllm-openai:nightly-387189c4 with prefix caching enabled";
+        let shipped = [ImageRef::parse("vllm/vllm-openai:nightly-5e35a6f4")];
+        assert_eq!(
+            contradicting_claims(t, &shipped),
+            vec!["vllm/vllm-openai:nightly-387189c4"]
+        );
     }
 
     /// Real text of the history: commit `26b2ac6` (#2428), `perf-changelog.yaml:5514`.

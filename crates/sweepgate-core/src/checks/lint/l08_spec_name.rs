@@ -13,11 +13,30 @@ pub(crate) const RULE: Rule = Rule {
     check,
 };
 
+/// Whether a config's spec arm picks this script by name (docs/rules.md
+/// §1.8: `SPEC` is `_mtp` only on the single-node routes). SPEED-Bench
+/// scripts (`speedbench/`, run through `BENCH_SCRIPT_OVERRIDE`, always
+/// speculative) and multi-node helpers (`multi_node/amd_utils/server_atom.sh`,
+/// spec chosen by environment) are never picked by `_mtp`: 13 of 14
+/// sampled L08 errors were such scripts (`docs/precision.md`).
+fn routed_by_name(path: &str, benchmarks: &str) -> bool {
+    let root = benchmarks.trim_end_matches('/');
+    let Some(rel) = path.strip_prefix(root).and_then(|r| r.strip_prefix('/')) else {
+        return false;
+    };
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    matches!(
+        dir,
+        "" | "single_node" | "single_node/fixed_seq_len" | "single_node/agentic"
+    )
+}
+
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
+    let benchmarks = ctx.input.config.paths.benchmarks.as_str();
     for s in ctx.scripts_in_scope() {
         let f = &s.facts;
-        if !f.is_recipe() {
+        if !f.is_recipe() || !routed_by_name(&f.path, benchmarks) {
             continue;
         }
         let file = f.path.rsplit('/').next().unwrap_or(&f.path);

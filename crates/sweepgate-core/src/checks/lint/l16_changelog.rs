@@ -19,13 +19,19 @@ enum Link {
     Other,
 }
 
-fn classify(link: &str, repo: &str, placeholders: &[String]) -> Link {
+/// `repos`: the repository's name, then its former names.
+fn classify(link: &str, repos: &[&str], placeholders: &[String]) -> Link {
     let link = link.trim();
     if placeholders.iter().any(|p| p == link) {
         return Link::Placeholder;
     }
-    let prefix = format!("https://github.com/{repo}/pull/");
-    match link.strip_prefix(&prefix) {
+    let rest = repos.iter().find_map(|repo| {
+        let prefix = format!("https://github.com/{repo}/pull/");
+        link.get(..prefix.len())
+            .filter(|p| p.eq_ignore_ascii_case(&prefix))
+            .map(|_| &link[prefix.len()..])
+    });
+    match rest {
         Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
             n.parse().map_or(Link::Other, Link::Pr)
         }
@@ -88,7 +94,10 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
     }
     for e in new_entries {
         let link = &e.pr_link;
-        match classify(&link.value, &d.repository, &d.link_placeholders) {
+        let repos: Vec<&str> = std::iter::once(d.repository.as_str())
+            .chain(d.former_repositories.iter().map(String::as_str))
+            .collect();
+        match classify(&link.value, &repos, &d.link_placeholders) {
             Link::Pr(n) => {
                 if let Some(pr) = ctx.input.pr
                     && n != pr

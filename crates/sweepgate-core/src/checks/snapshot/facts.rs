@@ -89,7 +89,16 @@ impl Facts {
     pub(crate) fn derive(s: &Snapshot, cfg: &RepoConfig) -> Facts {
         let mut f = Facts::default();
         for path in &cfg.paths.master_configs {
-            let base = s.base_files.get(path);
+            // A PR that moves a master config (#1992: `.github/configs/` →
+            // `configs/`, `3ede7c5`) changes no key: read the base at its
+            // previous path.
+            let base = s.base_files.get(path).or_else(|| {
+                s.files
+                    .iter()
+                    .find(|f| f.path == *path)
+                    .and_then(|f| f.previous_path.as_ref())
+                    .and_then(|prev| s.base_files.get(prev))
+            });
             let head = s.head_files.get(path);
             let parsed_base = base.map(|t| parse_master_cached(path, t));
             let parsed_head = match (head, base, parsed_base.as_deref()) {
@@ -215,6 +224,17 @@ fn key_files(s: &Snapshot, cfg: &RepoConfig, e: &MasterEntry) -> Vec<String> {
     let stem = format!("{}_{}_{}", e.prefix(), e.precision(), e.sku());
     for p in s.head_files.keys() {
         if !p.starts_with(&cfg.paths.benchmarks) || !p.ends_with(".sh") {
+            continue;
+        }
+        // A multi-node key never runs a single-node script of the same
+        // stem: `dsr1-fp4-b200-dynamo-trt` is not changed by
+        // `single_node/dsr1_fp4_b200_mtp.sh` (`2029c5e`, #1522).
+        if e.is_multinode() && p.contains("/single_node/") {
+            continue;
+        }
+        // No launcher runs a script archived under `deprecated/`
+        // (`16f69e2`, #2493, moves `kimik2.5_int4_h100.sh` there).
+        if p.contains("/deprecated/") {
             continue;
         }
         let name = p.rsplit('/').next().unwrap_or(p);

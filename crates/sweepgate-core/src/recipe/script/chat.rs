@@ -50,12 +50,14 @@ pub(crate) fn chat_use(f: &ScriptFacts, text: &str, agentic: bool) -> ChatUse {
             ChatUse::NoClient
         };
     }
+    let lines: Vec<&str> = text.lines().collect();
     let raw: Vec<usize> = calls
         .iter()
         .filter(|c| {
             !f.resolved_client_flags(c)
                 .iter()
                 .any(|rf| rf.flag.name == "--use-chat-template" || rf.flag.name == "--dsv4")
+                && !substituted_chat_flag(&lines, c.line, c.end_line)
         })
         .map(|c| c.line)
         .collect();
@@ -64,4 +66,20 @@ pub(crate) fn chat_use(f: &ScriptFacts, text: &str, agentic: bool) -> ChatUse {
     } else {
         ChatUse::RawCalls(raw)
     }
+}
+
+/// A command substitution in the call that prints the flag, as the ATOM
+/// MTP scripts write it: `$( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo
+/// "--use-chat-template" )` (`b6b5d78`, #1917,
+/// `fixed_seq_len/minimaxm3_fp4_mi355x_atom_mtp.sh:78`): the speculative
+/// runs pass it.
+fn substituted_chat_flag(lines: &[&str], first: usize, last: usize) -> bool {
+    let (a, b) = (first.saturating_sub(1), last.max(first).min(lines.len()));
+    lines.get(a..b).unwrap_or_default().iter().any(|l| {
+        let code = l.split(" #").next().unwrap_or(l);
+        code.find("$(").is_some_and(|i| {
+            let sub = &code[i..];
+            sub.contains("echo") && (sub.contains("--use-chat-template") || sub.contains("--dsv4"))
+        })
+    })
 }

@@ -1,0 +1,280 @@
+//! The labelled precision sample of issue 17 item 7
+//! (`tests/data/precision/`, `docs/precision.md`) as a regression test:
+//! the sample's commits are replayed in process (`sweepgate replay
+//! --sample`), and every finding labelled true must still be a NEW error
+//! (a FAIL row for checks) of the same rule, file and subject, and every
+//! finding labelled false must no longer be one. A second test measures the
+//! agreement of the blind second labeller when `blind-labels.tsv` exists.
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sweepgate::cli::replay::{self, Args, Format};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/precision")
+}
+
+/// A TSV file with a header line, as rows keyed by column name.
+fn read_tsv(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    lines
+        .enumerate()
+        .map(|(i, l)| {
+            let cells: Vec<&str> = l.split('\t').collect();
+            assert_eq!(
+                cells.len(),
+                head.len(),
+                "{}:{}: {} cells, the header has {}",
+                path.display(),
+                i + 2,
+                cells.len(),
+                head.len()
+            );
+            head.iter()
+                .zip(cells)
+                .map(|(h, c)| ((*h).to_owned(), unquote(c)))
+                .collect()
+        })
+        .collect()
+}
+
+/// A cell as Python's `csv` module writes it: quoted (`"…"`, `""` for a
+/// quote) when it holds a quote.
+fn unquote(cell: &str) -> String {
+    match cell.strip_prefix('"').and_then(|c| c.strip_suffix('"')) {
+        Some(inner) => inner.replace("\"\"", "\""),
+        None => cell.to_owned(),
+    }
+}
+
+/// One labelled item of the sample.
+#[derive(Debug, Clone)]
+struct Item {
+    id: String,
+    rule: String,
+    commit: String,
+    file: String,
+    subject: String,
+    fingerprint: String,
+    label: bool,
+}
+
+fn sample() -> Vec<Item> {
+    read_tsv(&data().join("sample.tsv"))
+        .into_iter()
+        .filter(|r| !r["label"].is_empty())
+        .map(|r| {
+            let label = match r["label"].as_str() {
+                "true" => true,
+                "false" => false,
+                other => panic!("{}: label {other:?} is neither true nor false", r["id"]),
+            };
+            // `file:line`; the line may move, the file may not.
+            let file = r["location"]
+                .rsplit_once(':')
+                .map_or(r["location"].as_str(), |(f, _)| f)
+                .to_owned();
+            Item {
+                id: r["id"].clone(),
+                rule: r["rule"].clone(),
+                commit: r["commit"].clone(),
+                file,
+                subject: r["subject"].clone(),
+                fingerprint: r["fingerprint"].clone(),
+                label,
+            }
+        })
+        .collect()
+}
+
+/// The NEW lint errors and FAIL rows of one replayed commit.
+#[derive(Default)]
+struct Blocking {
+    /// `(rule, file, subject)`; check rows as `Cnn`.
+    keys: BTreeSet<(String, String, String)>,
+    fingerprints: BTreeSet<String>,
+}
+
+/// What blocks on each replayed commit, keyed by short commit id.
+fn blocking(lines: &[String]) -> BTreeMap<String, Blocking> {
+    let one_line = |s: &Value| {
+        s.as_str()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out: BTreeMap<String, Blocking> = BTreeMap::new();
+    for l in lines {
+        let rec: Value = serde_json::from_str(l).unwrap();
+        let Some(commit) = rec["commit"].as_str() else {
+            continue;
+        };
+        let b = out.entry(commit[..7].to_owned()).or_default();
+        let mut add = |rule: String, f: &Value| {
+            b.keys.insert((
+                rule,
+                f["file"].as_str().unwrap_or("").to_owned(),
+                one_line(&f["subject"]),
+            ));
+            b.fingerprints
+                .insert(f["fingerprint"].as_str().unwrap_or("").to_owned());
+        };
+        for f in rec["lint"]["findings"].as_array().into_iter().flatten() {
+            if f["new"] == true && f["severity"] == "error" {
+                add(f["rule"].as_str().unwrap_or("").to_owned(), f);
+            }
+        }
+        for r in rec["check"]["rows"].as_array().into_iter().flatten() {
+            if r["outcome"] == "fail" {
+                add(
+                    format!("C{:02}", r["check"].as_u64().unwrap_or(99)),
+                    &r["detail"],
+                );
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_labelled_sample_holds_on_the_real_history() {
+    let items = sample();
+    assert!(!items.is_empty(), "no labelled row in sample.tsv");
+    let commits: BTreeSet<&str> = items.iter().map(|i| i.commit.as_str()).collect();
+    let mut list = tempfile::NamedTempFile::new().unwrap();
+    for c in &commits {
+        writeln!(list, "{c}").unwrap();
+    }
+    let mut args = Args::new(crate::rules_history::repo());
+    args.sample = Some(list.path().to_owned());
+    args.format = Format::Json;
+    args.no_times = true;
+    args.jobs = 2;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut out = String::new();
+    let done = rt
+        .block_on(replay::replay(&args, &mut |l: &str| {
+            out.push_str(l);
+            Ok(())
+        }))
+        .unwrap();
+    assert!(done.ok, "a tool crashed: {}", done.summary);
+    let lines: Vec<String> = out.lines().map(str::to_owned).collect();
+    let got = blocking(&lines[..lines.len() - 1]);
+
+    // A true item must still block with its rule, file and subject (the
+    // message may be reworded); a false item's exact finding (its
+    // fingerprint) must no longer block.
+    let mut wrong = Vec::new();
+    for i in &items {
+        let at = got.get(&i.commit);
+        let key = (i.rule.clone(), i.file.clone(), i.subject.clone());
+        if i.label && !at.is_some_and(|b| b.keys.contains(&key)) {
+            wrong.push(format!(
+                "{} (true) no longer fires: {} {key:?}",
+                i.id, i.commit
+            ));
+        }
+        if !i.label && at.is_some_and(|b| b.fingerprints.contains(&i.fingerprint)) {
+            wrong.push(format!(
+                "{} (false) still fires: {} {key:?}",
+                i.id, i.commit
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Cohen's kappa of two labellings of the same items.
+fn kappa(pairs: &[(bool, bool)]) -> (f64, f64) {
+    let n = pairs.len() as f64;
+    let agree = pairs.iter().filter(|(a, b)| a == b).count() as f64 / n;
+    let pa = pairs.iter().filter(|(a, _)| *a).count() as f64 / n;
+    let pb = pairs.iter().filter(|(_, b)| *b).count() as f64 / n;
+    let chance = pa * pb + (1.0 - pa) * (1.0 - pb);
+    let k = if (1.0 - chance).abs() < f64::EPSILON {
+        1.0
+    } else {
+        (agree - chance) / (1.0 - chance)
+    };
+    (agree, k)
+}
+
+#[test]
+fn kappa_of_known_labellings() {
+    // Perfect agreement with both classes present, and agreement at chance.
+    assert_eq!(kappa(&[(true, true), (false, false)]), (1.0, 1.0));
+    let (a, k) = kappa(&[(true, true), (true, false), (false, true), (false, false)]);
+    assert_eq!((a, k), (0.5, 0.0));
+}
+
+#[test]
+fn blind_labels_agree_with_the_sample() {
+    let path = data().join("blind-labels.tsv");
+    if !path.exists() {
+        println!("no blind-labels.tsv yet: agreement not measured");
+        return;
+    }
+    let ours: BTreeMap<String, bool> = sample().into_iter().map(|i| (i.id, i.label)).collect();
+    let all_ids: BTreeSet<String> = read_tsv(&data().join("sample.tsv"))
+        .into_iter()
+        .map(|r| r["id"].clone())
+        .collect();
+    let blind_ids: BTreeSet<String> = read_tsv(&data().join("blind.tsv"))
+        .into_iter()
+        .map(|r| r["id"].clone())
+        .collect();
+    let mut pairs = Vec::new();
+    let mut unknown = Vec::new();
+    let mut unlabelled = Vec::new();
+    let mut disagree = Vec::new();
+    for r in read_tsv(&path) {
+        let id = &r["id"];
+        let theirs = match r["label"].trim() {
+            "true" => true,
+            "false" => false,
+            other => panic!("blind-labels.tsv {id}: label {other:?}"),
+        };
+        if !blind_ids.contains(id) || !all_ids.contains(id) {
+            unknown.push(id.clone());
+            continue;
+        }
+        let Some(&mine) = ours.get(id) else {
+            unlabelled.push(id.clone());
+            continue;
+        };
+        if mine != theirs {
+            disagree.push(format!(
+                "{id}: sample {mine}, blind {theirs}: {}",
+                r["reason"]
+            ));
+        }
+        pairs.push((mine, theirs));
+    }
+    assert!(
+        unknown.is_empty(),
+        "ids not in the labelled blind subset: {unknown:?}"
+    );
+    assert!(!pairs.is_empty(), "blind-labels.tsv labels nothing");
+    let (agree, k) = kappa(&pairs);
+    println!(
+        "blind labeller: {} items, agreement {:.1}%, Cohen's kappa {k:.2}",
+        pairs.len(),
+        agree * 100.0
+    );
+    if !unlabelled.is_empty() {
+        println!("not in the agreement (no label in sample.tsv yet): {unlabelled:?}");
+    }
+    for d in &disagree {
+        println!("disagreement {d}");
+    }
+}
