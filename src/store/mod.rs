@@ -2,6 +2,7 @@
 //! PostgreSQL for several replicas). SQL lives here and nowhere else.
 //!
 //! Times are Unix milliseconds (`i64`), which both back ends store natively.
+mod batch;
 mod sql;
 
 use async_trait::async_trait;
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use sweepgate_core::ids::{DeliveryId, JobId};
 
+pub use batch::BatchItem;
 pub use sql::{PgStore, SqliteStore};
 
 /// A shared handle to the configured storage.
@@ -321,6 +323,14 @@ pub trait Storage: Send + Sync + 'static {
         outcome: &DeliveryOutcome,
         job: Option<&NewJob>,
     ) -> Result<Inserted, StoreError>;
+    /// Stores each delivery and its job as [`Self::record_delivery`] would,
+    /// all in one transaction: one result per item, in order. `Err` when
+    /// the batch as a whole failed (nothing of it is stored); an item the
+    /// database refuses fails alone.
+    async fn record_deliveries(
+        &self,
+        items: &[BatchItem],
+    ) -> Result<Vec<Result<Inserted, StoreError>>, StoreError>;
     async fn delivery(&self, id: &DeliveryId) -> Result<Option<DeliveryRow>, StoreError>;
     async fn delivery_body(&self, id: &DeliveryId) -> Result<Option<String>, StoreError>;
     async fn recent_deliveries(&self, limit: i64) -> Result<Vec<DeliveryRow>, StoreError>;

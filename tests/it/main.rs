@@ -10,6 +10,7 @@ mod deploy_manifests;
 mod fuzz_corpora;
 mod github_client;
 mod github_source;
+mod group_commit;
 mod intake;
 mod launcher_fixtures;
 mod lint_cli;
