@@ -7,11 +7,15 @@
 //! are read against a deadline and a shared memory budget; deliveries in
 //! flight are limited (more are shed with 503, which the redelivery pass
 //! recovers); every request has a timeout.
+//!
+//! Deliveries are stored by one writer task in batches (group commit, see
+//! `commit`); a request is answered once its batch committed.
+mod commit;
 pub mod signature;
 
 use crate::config::server::{IntakeLimits, Secret};
 use crate::events::{self, Disposition};
-use crate::store::{DeliveryOutcome, Inserted, NewDelivery, NewJob, Store, StoreError, now_ms};
+use crate::store::{BatchItem, DeliveryOutcome, Inserted, NewDelivery, NewJob, Store, now_ms};
 use crate::telemetry;
 use axum::Router;
 use axum::body::Body;
@@ -20,12 +24,16 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use commit::{GroupCommit, Unstored};
 use http_body_util::BodyExt;
 use serde_json::json;
 use std::sync::Arc;
 use sweepgate_core::ids::DeliveryId;
 use tokio::sync::{Notify, Semaphore};
 use tower::ServiceBuilder;
+
+/// The answer to a delivery shed under load (GitHub's redelivery recovers it).
+const SHED: &str = "too many deliveries at once; nothing was stored";
 
 /// GitHub caps deliveries at 25 MB.
 pub(crate) const BODY_LIMIT: usize = 25 * 1024 * 1024;
@@ -42,11 +50,16 @@ pub struct AppState {
     in_flight: Arc<Semaphore>,
     /// KiB of bodies that may be buffered at once.
     buffer: Arc<Semaphore>,
+    /// The writer that stores deliveries in batches.
+    commit: GroupCommit,
 }
 
 impl AppState {
+    /// Starts the intake's writer task, so it must be called on a Tokio
+    /// runtime.
     pub fn new(store: Store, secrets: Vec<Secret>, wake: Arc<Notify>) -> Self {
         Self {
+            commit: GroupCommit::start(store.clone(), wake.clone(), WRITE_QUEUE),
             store,
             secrets: Arc::new(secrets),
             wake,
@@ -66,6 +79,12 @@ impl AppState {
     }
 }
 
+/// Deliveries that may wait for the writer. Requests in flight are fewer
+/// (`IntakeLimits::concurrency`), so this only bounds memory if that limit is
+/// raised past it; a delivery that finds the queue full is shed like one
+/// over the concurrency limit.
+const WRITE_QUEUE: usize = 1024;
+
 /// A byte count as permits of 1 KiB; one delivery of GitHub's largest size
 /// always fits.
 fn kib(bytes: u64) -> usize {
@@ -78,10 +97,7 @@ fn kib(bytes: u64) -> usize {
 pub fn router(state: AppState) -> Router {
     let shed = ServiceBuilder::new()
         .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
-            error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "too many deliveries at once; nothing was stored",
-            )
+            error(StatusCode::SERVICE_UNAVAILABLE, SHED)
         }))
         .load_shed()
         .layer(tower::limit::GlobalConcurrencyLimitLayer::with_semaphore(
@@ -249,11 +265,12 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Body) 
         ),
         Disposition::Ignore(reason) => (DeliveryOutcome::Ignored(reason.clone()), None),
     };
-    match state
-        .store
-        .record_delivery(&new, &outcome, job.as_ref())
-        .await
-    {
+    let item = BatchItem {
+        delivery: new,
+        outcome: outcome.clone(),
+        job,
+    };
+    match state.commit.store(item).await {
         Ok(Inserted::Duplicate) => {
             telemetry::delivery(event, "duplicate");
             reply(
@@ -264,22 +281,27 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Body) 
         Ok(Inserted::New) => {
             telemetry::delivery(event, outcome.as_str());
             match outcome {
-                DeliveryOutcome::Queued => {
-                    state.wake.notify_one();
-                    reply(
-                        StatusCode::ACCEPTED,
-                        json!({ "status": "queued", "delivery": delivery_id.0 }),
-                    )
-                }
+                // The writer woke the workers.
+                DeliveryOutcome::Queued => reply(
+                    StatusCode::ACCEPTED,
+                    json!({ "status": "queued", "delivery": delivery_id.0 }),
+                ),
                 DeliveryOutcome::Ignored(reason) => reply(
                     StatusCode::OK,
                     json!({ "status": "ignored", "delivery": delivery_id.0, "reason": reason }),
                 ),
             }
         }
-        Err(e) => {
+        Err(Unstored::Busy) => {
             telemetry::delivery(event, "unavailable");
-            unavailable(&e)
+            error(StatusCode::SERVICE_UNAVAILABLE, SHED)
+        }
+        Err(Unstored::Failed) => {
+            telemetry::delivery(event, "unavailable");
+            error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "storage unavailable; the delivery was not stored",
+            )
         }
     }
 }
@@ -310,14 +332,6 @@ fn json_payload(headers: &HeaderMap, body: &[u8]) -> Result<Vec<u8>, Box<Respons
             format!("content type `{other}` is not application/json"),
         ))),
     }
-}
-
-fn unavailable(e: &StoreError) -> Response {
-    tracing::error!(error = %e, "storage failed; the redelivery pass will ask GitHub for this delivery again");
-    error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "storage unavailable; the delivery was not stored",
-    )
 }
 
 async fn metrics(State(state): State<AppState>) -> Response {

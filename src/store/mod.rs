@@ -2,6 +2,7 @@
 //! PostgreSQL for several replicas). SQL lives here and nowhere else.
 //!
 //! Times are Unix milliseconds (`i64`), which both back ends store natively.
+mod batch;
 pub mod shadow;
 mod sql;
 
@@ -13,6 +14,7 @@ use std::time::Duration;
 use sweepgate_core::ids::{CommentId, DeliveryId, JobId, PrNumber, RepoName, RunId};
 pub use sweepgate_core::sweep::SweepState;
 
+pub use batch::BatchItem;
 pub use sql::{PgStore, SqliteStore};
 
 /// A shared handle to the configured storage.
@@ -371,6 +373,14 @@ pub trait Storage: Send + Sync + 'static {
         outcome: &DeliveryOutcome,
         job: Option<&NewJob>,
     ) -> Result<Inserted, StoreError>;
+    /// Stores each delivery and its job as [`Self::record_delivery`] would,
+    /// all in one transaction: one result per item, in order. `Err` when
+    /// the batch as a whole failed (nothing of it is stored); an item the
+    /// database refuses fails alone.
+    async fn record_deliveries(
+        &self,
+        items: &[BatchItem],
+    ) -> Result<Vec<Result<Inserted, StoreError>>, StoreError>;
     async fn delivery(&self, id: &DeliveryId) -> Result<Option<DeliveryRow>, StoreError>;
     async fn delivery_body(&self, id: &DeliveryId) -> Result<Option<String>, StoreError>;
     async fn recent_deliveries(&self, limit: i64) -> Result<Vec<DeliveryRow>, StoreError>;

@@ -169,6 +169,13 @@ macro_rules! sql_store {
                 Ok(Inserted::New)
             }
 
+            async fn record_deliveries(
+                &self,
+                items: &[BatchItem],
+            ) -> Result<Vec<Result<Inserted, StoreError>>, StoreError> {
+                self.record_batch(items).await
+            }
+
             async fn delivery(&self, id: &DeliveryId) -> Result<Option<DeliveryRow>, StoreError> {
                 let sql = format!("SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE delivery_id = $1");
                 Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))

@@ -372,6 +372,77 @@ async fn a_redelivery_gets_200_and_no_second_job() {
     .await;
 }
 
+/// Deliveries arriving together are stored together (one batch); copies of
+/// one delivery among them still get one 202 and one job, the others 200
+/// duplicate, exactly as when they arrive one after another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_copies_of_a_delivery_are_stored_once_beside_the_others() {
+    let body =
+        std::fs::read(data_dir().join("github/webhooks/pull_request/synchronize.payload.json"))
+            .unwrap();
+    on_both(|db: TestDb| {
+        let body = body.clone();
+        async move {
+            let app = make_app(db.store.clone());
+            let ids: Vec<String> = (0..24)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        "copy".to_owned()
+                    } else {
+                        format!("other-{i}")
+                    }
+                })
+                .collect();
+            let answers: Vec<(String, StatusCode, serde_json::Value)> =
+                futures::stream::iter(ids.iter().cloned())
+                    .map(|id| {
+                        let (app, body) = (app.clone(), body.clone());
+                        async move {
+                            let (s, j) = Post::signed("pull_request", &id, body).send(&app).await;
+                            (id, s, j)
+                        }
+                    })
+                    .buffer_unordered(24)
+                    .collect()
+                    .await;
+            let statuses = |want: &str| {
+                answers
+                    .iter()
+                    .filter(|(id, _, _)| (id == "copy") == (want == "copy"))
+                    .map(|(_, s, j)| (*s, j["status"].as_str().unwrap_or("").to_owned()))
+                    .collect::<Vec<_>>()
+            };
+            let copies = statuses("copy");
+            let queued = (StatusCode::ACCEPTED, "queued".to_owned());
+            let duplicate = (StatusCode::OK, "duplicate".to_owned());
+            assert_eq!(copies.len(), 8);
+            assert_eq!(
+                copies.iter().filter(|a| **a == queued).count(),
+                1,
+                "{copies:?}"
+            );
+            assert_eq!(
+                copies.iter().filter(|a| **a == duplicate).count(),
+                7,
+                "{copies:?}"
+            );
+            assert!(
+                statuses("other").iter().all(|a| *a == queued),
+                "{answers:?}"
+            );
+            let jobs = db
+                .store
+                .jobs_for_delivery(&DeliveryId("copy".into()))
+                .await
+                .unwrap();
+            assert_eq!(jobs.len(), 1);
+            assert_eq!(db.store.queue_counts().await.unwrap().pending, 17);
+            db
+        }
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn unreachable_database_gives_503_and_readyz_says_so() {
     // SQLite whose pool is closed.

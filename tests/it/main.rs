@@ -15,6 +15,7 @@ mod events_table;
 mod fuzz_corpora;
 mod github_client;
 mod github_source;
+mod group_commit;
 mod intake;
 mod label_roles;
 mod launcher_fixtures;

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod bench;
+pub mod load;
 pub mod reliability;
 
 /// The workspace root (benchmarks and reliability runs read and write

@@ -3,6 +3,8 @@
 //!
 //! - `bench`: every performance benchmark against its budget
 //!   (`docs/performance.md`);
+//! - `load`: acknowledgement under an open-loop load from this process to
+//!   a `sweepgate serve` child;
 //! - `reliability crash|replicas|load|send|report`: crash safety, replicas
 //!   and load against real `serve` processes (`docs/reliability.md`);
 //! - `engine-tables`: lint L30's option tables from released engine
@@ -15,7 +17,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use sweepgate::config::server::LogFormat;
-use xtask::{bench, reliability};
+use xtask::{bench, load, reliability};
 
 mod engines;
 
@@ -31,6 +33,12 @@ enum Command {
     /// Run the performance benchmarks and write `docs/performance.md`
     /// (`--quick`, `--out PATH`, `--only NAME`).
     Bench(bench::BenchArgs),
+    /// Signed `pull_request` deliveries at a fixed rate (open loop) from
+    /// this process to a default `sweepgate serve` child on a fresh
+    /// database: achieved rate, p50/p99/p99.9 from the scheduled send
+    /// times, and the deliveries stored (`--rate 5000 --duration 60
+    /// --warmup 10 --backend sqlite|postgres`).
+    Load(load::LoadArgs),
     /// Reliability runs against real processes: `crash`, `replicas`,
     /// `load`, `send` (the load process) and `report`.
     Reliability(reliability::ReliabilityArgs),
@@ -72,6 +80,10 @@ fn main() -> ExitCode {
             runtime()
                 .and_then(|rt| rt.block_on(sweepgate_sandbox::process::run(args)))
                 .map(|()| ExitCode::SUCCESS)
+        }
+        Command::Load(args) => {
+            sweepgate::app::init_logging_at(LogFormat::Text, "warn");
+            runtime().and_then(|rt| rt.block_on(load::main(args)))
         }
         Command::Reliability(args) => {
             sweepgate::app::init_logging_at(LogFormat::Text, "warn");

@@ -1,41 +1,25 @@
-//! Acknowledgement: the real intake router on a real TCP listener, and an
-//! open-loop load generator sending signed deliveries at a fixed rate.
-//! Latency is measured from each request's scheduled send time, so a
-//! server that falls behind is charged for the queueing it causes.
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+//! Acknowledgement: `cargo xtask load` (a load process apart from the
+//! server: this one, with `sweepgate serve` as its child) at the target
+//! rate on each back end, and a search for the highest sustained rate.
+//! The method is the load module's: open loop, latency from the scheduled
+//! send time, a real `pull_request` payload, the deliveries counted in the
+//! database after the run.
+use std::time::Duration;
 
 use anyhow::Context;
-use tokio::sync::Notify;
 
-use sweepgate::config::server::Secret;
-use sweepgate::server::{AppState, router, signature::sign};
+use super::report::{Report, Row, Status};
+use super::{BenchArgs, budget, ms};
+use crate::load::{self, LoadOpts, LoadResult};
+use crate::reliability::Backend;
 use sweepgate::store::{self, SqliteSync, Store};
 
-const SECRET: &str = "sweepgate-bench-secret";
-
-/// One constant-rate run.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Load {
-    pub offered: f64,
-    pub achieved: f64,
-    pub p50: Duration,
-    pub p99: Duration,
-    pub sent: usize,
-    pub errors: usize,
-}
-
-impl Load {
-    /// Kept up with the offered rate, without errors, within the p99 budget.
-    pub(crate) fn sustained(&self, p99_budget: Duration) -> bool {
-        self.errors == 0 && self.achieved >= 0.95 * self.offered && self.p99 <= p99_budget
-    }
-}
+/// The acknowledgement goal: this rate with p99 under `budget::ACK_P99`.
+pub(crate) const ACK_RATE: f64 = 5000.0;
 
 /// A database for one back end and how to remove it.
 pub(crate) struct Db {
     pub store: Store,
-    pub label: String,
     /// The database's URL, for processes that open it themselves.
     pub url: String,
     _dir: Option<tempfile::TempDir>,
@@ -51,7 +35,6 @@ impl Db {
         store.migrate().await?;
         Ok(Db {
             store,
-            label: "SQLite (WAL, synchronous=NORMAL)".into(),
             url,
             _dir: Some(dir),
             pg: None,
@@ -84,7 +67,6 @@ impl Db {
         store.migrate().await?;
         Ok(Db {
             store,
-            label: "PostgreSQL (synchronous_commit as configured, default on)".into(),
             url: url.to_string(),
             _dir: None,
             pg: Some((admin.to_owned(), name)),
@@ -109,148 +91,54 @@ impl Db {
     }
 }
 
-/// A running intake server.
-pub(crate) struct Server {
-    pub url: String,
-    stop: tokio::sync::oneshot::Sender<()>,
-    done: tokio::task::JoinHandle<()>,
-}
-
-impl Server {
-    pub(crate) async fn start(store: Store) -> anyhow::Result<Server> {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let addr = listener.local_addr()?;
-        let app = router(AppState::new(
-            store,
-            vec![Secret::new(SECRET)],
-            Arc::new(Notify::new()),
-        ));
-        let (stop, rx) = tokio::sync::oneshot::channel::<()>();
-        let done = tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = rx.await;
-                })
-                .await;
-        });
-        Ok(Server {
-            url: format!("http://{addr}/webhook"),
-            stop,
-            done,
-        })
-    }
-
-    pub(crate) async fn stop(self) {
-        let _ = self.stop.send(());
-        let _ = self.done.await;
-    }
-}
-
-/// A real `issue_comment` delivery body.
-pub(crate) fn payload(fixtures: &std::path::Path) -> anyhow::Result<Vec<u8>> {
-    let p = fixtures.join("../github/webhooks/issue_comment/created.payload.json");
-    std::fs::read(&p).with_context(|| format!("reading {}", p.display()))
-}
-
-/// Sends deliveries at `rate` per second for `secs` and measures each.
-pub(crate) async fn run(url: &str, body: &[u8], rate: f64, secs: f64, tag: &str) -> Load {
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(256)
-        .build()
-        .unwrap_or_default();
-    let body = bytes::Bytes::copy_from_slice(body);
-    let signature = sign(SECRET, &body);
-    let total = (rate * secs).round().max(1.0) as usize;
-    let interval = Duration::from_secs_f64(1.0 / rate);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Duration, bool, Instant)>();
-    let t0 = Instant::now();
-    let mut next = 0usize;
-    while next < total {
-        // Send every request whose time has come (the timer ticks in ms).
-        let due = ((t0.elapsed().as_secs_f64() * rate) as usize + 1).min(total);
-        while next < due {
-            let at = t0 + interval.mul_f64(next as f64);
-            let req = client
-                .post(url)
-                .header("content-type", "application/json")
-                .header("x-github-event", "issue_comment")
-                .header("x-github-delivery", format!("bench-{tag}-{next}"))
-                .header("x-hub-signature-256", &signature)
-                .body(body.clone());
-            let tx = tx.clone();
-            tokio::spawn(async move {
-                let ok = match req.send().await {
-                    Ok(r) => r.status().is_success(),
-                    Err(_) => false,
-                };
-                let end = Instant::now();
-                let _ = tx.send((end.saturating_duration_since(at), ok, end));
-            });
-            next += 1;
-        }
-        tokio::time::sleep(Duration::from_micros(500)).await;
-    }
-    drop(tx);
-    let mut lat = Vec::with_capacity(total);
-    let mut errors = 0;
-    let mut last = t0;
-    while let Some((d, ok, end)) = rx.recv().await {
-        if ok {
-            lat.push(d);
-        } else {
-            errors += 1;
-        }
-        last = last.max(end);
-    }
-    lat.sort();
-    let pct = |q: f64| {
-        lat.get(((lat.len() as f64 * q) as usize).min(lat.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or_default()
-    };
-    let span = last.duration_since(t0).as_secs_f64().max(1e-9);
-    Load {
-        offered: rate,
-        achieved: lat.len() as f64 / span,
-        p50: pct(0.50),
-        p99: pct(0.99),
-        sent: total,
-        errors,
-    }
-}
-
 /// What the acknowledgement benchmark reports for one back end.
 #[derive(Debug, Clone)]
 pub(crate) struct AckResult {
-    pub label: String,
-    pub at_target: Load,
+    pub at_target: LoadResult,
     /// Every step of the rate search, lowest first.
-    pub steps: Vec<Load>,
+    pub steps: Vec<LoadResult>,
     /// The highest sustained step.
     pub max_sustained: Option<f64>,
 }
 
-/// The 1,000/s run and the search for the highest sustained rate.
+/// (rate, measured seconds, warm-up seconds) of the target run.
+fn target(quick: bool) -> (f64, f64, f64) {
+    if quick {
+        (500.0, 1.0, 0.5)
+    } else {
+        (ACK_RATE, 60.0, 10.0)
+    }
+}
+
+/// The run at the target rate, then shorter runs at rising rates until one
+/// is not sustained.
 pub(crate) async fn bench(
-    db: &Db,
-    body: &[u8],
+    backend: Backend,
+    pg_url: &str,
     quick: bool,
     budget: Duration,
 ) -> anyhow::Result<AckResult> {
-    let server = Server::start(db.store.clone()).await?;
-    let (secs, step_secs) = if quick { (0.5, 0.3) } else { (5.0, 3.0) };
-    // Warm the connection pool and the database.
-    run(&server.url, body, 200.0, 0.2, "warm").await;
-    let at_target = run(&server.url, body, 1000.0, secs, "target").await;
+    let opts = |rate: f64, secs: f64, warm: f64| -> anyhow::Result<LoadOpts> {
+        Ok(LoadOpts {
+            bin: std::env::current_exe().context("locating the xtask binary")?,
+            backend,
+            rate,
+            duration: Duration::from_secs_f64(secs),
+            warmup: Duration::from_secs_f64(warm),
+            pg_url: pg_url.to_owned(),
+        })
+    };
+    let (rate, secs, warm) = target(quick);
+    let at_target = load::run(&opts(rate, secs, warm)?).await?;
+    let (rates, secs, warm): (&[f64], f64, f64) = if quick {
+        (&[500.0, 1000.0], 0.5, 0.2)
+    } else {
+        (&[2500.0, 5000.0, 7500.0, 10000.0, 15000.0], 10.0, 3.0)
+    };
     let mut steps = Vec::new();
     let mut max_sustained = None;
-    let rates: &[f64] = if quick {
-        &[1000.0, 2000.0]
-    } else {
-        &[1000.0, 1500.0, 2000.0, 3000.0, 4000.0, 6000.0, 8000.0]
-    };
-    for (i, &rate) in rates.iter().enumerate() {
-        let l = run(&server.url, body, rate, step_secs, &format!("step{i}")).await;
+    for &rate in rates {
+        let l = load::run(&opts(rate, secs, warm)?).await?;
         let ok = l.sustained(budget);
         steps.push(l);
         if !ok {
@@ -258,11 +146,121 @@ pub(crate) async fn bench(
         }
         max_sustained = Some(rate);
     }
-    server.stop().await;
     Ok(AckResult {
-        label: db.label.clone(),
         at_target,
         steps,
         max_sustained,
     })
+}
+
+fn command(backend: Backend, quick: bool) -> String {
+    let (rate, secs, warm) = target(quick);
+    format!(
+        "cargo xtask load --rate {rate} --duration {secs} --warmup {warm} --backend {}",
+        backend.name()
+    )
+}
+
+/// The rows `ack-<backend>` and `ack-<backend>-max` of both back ends.
+pub(crate) async fn rows(args: &BenchArgs, r: &mut Report) -> anyhow::Result<()> {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let id = backend.name();
+        let title = backend.title();
+        // PostgreSQL may be absent: a skipped row says why.
+        let probe = match backend {
+            Backend::Postgres => Db::postgres(&args.pg_url).await.map(Some),
+            Backend::Sqlite => Ok(None),
+        };
+        match probe {
+            Ok(Some(db)) => db.cleanup().await,
+            Ok(None) => {}
+            Err(e) => {
+                let why = format!(
+                    "skipped: PostgreSQL unreachable at {} ({e:#})",
+                    sweepgate::app::redact_url(&args.pg_url)
+                );
+                for sfx in ["", "-max"] {
+                    r.rows.push(Row {
+                        id: format!("ack-{id}{sfx}"),
+                        what: format!("Acknowledgement, {title}"),
+                        figure: why.clone(),
+                        budget: "—".into(),
+                        status: Status::Skipped,
+                        ir: None,
+                        command: command(backend, args.quick),
+                    });
+                }
+                continue;
+            }
+        }
+        let res = bench(backend, &args.pg_url, args.quick, budget::ACK_P99)
+            .await
+            .with_context(|| format!("acknowledgement on {title}"))?;
+        let l = &res.at_target;
+        let budgeted = backend == Backend::Sqlite;
+        r.rows.push(Row {
+            id: format!("ack-{id}"),
+            what: format!(
+                "Acknowledgement at {:.0} deliveries/s offered, open loop, {:.0} s after {:.0} s                  warm-up, latency from each scheduled send time: a separate load process sends a                  real {} KB `pull_request` payload with unique delivery ids to a default                  `sweepgate serve` ({} workers, intake limits on), {}",
+                l.offered_per_s,
+                l.duration_s,
+                l.warmup_s,
+                l.payload_bytes / 1000,
+                l.workers,
+                l.durability
+            ),
+            figure: l.summary(),
+            budget: if budgeted {
+                format!("≥ {ACK_RATE:.0}/s with p99 < {}", ms(budget::ACK_P99))
+            } else {
+                "— (the budget is for SQLite)".into()
+            },
+            status: if budgeted {
+                Status::of(l.offered_per_s >= ACK_RATE && l.sustained(budget::ACK_P99))
+            } else {
+                Status::NoBudget
+            },
+            ir: None,
+            command: command(backend, args.quick),
+        });
+        let steps: Vec<String> = res
+            .steps
+            .iter()
+            .map(|s| {
+                format!(
+                    "{:.0}/s→{:.0}/s p99 {:.2} ms{}",
+                    s.offered_per_s,
+                    s.achieved_per_s,
+                    s.p99_ms,
+                    match s.refused_total() {
+                        0 => String::new(),
+                        n => format!(", {n} refused"),
+                    }
+                )
+            })
+            .collect();
+        r.rows.push(Row {
+            id: format!("ack-{id}-max"),
+            what: format!(
+                "Highest sustained acknowledgement rate, {title} (runs of {:.0} s after {:.0} s                  warm-up, same method)",
+                res.steps.first().map_or(0.0, |s| s.duration_s),
+                res.steps.first().map_or(0.0, |s| s.warmup_s),
+            ),
+            figure: format!(
+                "{} (steps: {})",
+                res.max_sustained.map_or("below the first step".to_owned(), |m| format!(
+                    "≥ {m:.0}/s"
+                )),
+                steps.join("; ")
+            ),
+            budget: format!(
+                "— (sustained: ≥ 99% achieved, nothing refused or lost, p99 < {})",
+                ms(budget::ACK_P99)
+            ),
+            status: Status::NoBudget,
+            ir: None,
+            command: command(backend, args.quick),
+        });
+    }
+    Ok(())
 }

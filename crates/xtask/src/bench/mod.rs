@@ -15,8 +15,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context;
-
 use model::{Dirs, Fixtures};
 use report::{Growth, GrowthPoint, Report, Row, Status};
 
@@ -154,7 +152,7 @@ async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
     let callgrind = !args.quick && !args.no_callgrind;
     if wants(args, "ack") {
         eprintln!("bench: acknowledgement");
-        ack_rows(args, fx, &mut r).await?;
+        ack::rows(args, &mut r).await?;
     }
     let inproc_rows: [(&str, &str, Option<Duration>); 6] = [
         (
@@ -279,85 +277,6 @@ async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
         replay::rows(args, &mut r).await?;
     }
     Ok(r)
-}
-
-async fn ack_rows(args: &BenchArgs, fx: &Fixtures, r: &mut Report) -> anyhow::Result<()> {
-    let body = ack::payload(&fx.dirs.inferencex)?;
-    let mut dbs: Vec<(&str, anyhow::Result<ack::Db>)> = vec![("sqlite", ack::Db::sqlite().await)];
-    dbs.push(("postgres", ack::Db::postgres(&args.pg_url).await));
-    for (id, db) in dbs {
-        let db = match db {
-            Ok(db) => db,
-            Err(e) => {
-                let why = format!(
-                    "skipped: PostgreSQL unreachable at {} ({e:#})",
-                    sweepgate::app::redact_url(&args.pg_url)
-                );
-                for sfx in ["", "-max"] {
-                    r.rows.push(Row {
-                        id: format!("ack-{id}{sfx}"),
-                        what: format!("Acknowledgement, {id}"),
-                        figure: why.clone(),
-                        budget: "—".into(),
-                        status: Status::Skipped,
-                        ir: None,
-                        command: cmd("ack"),
-                    });
-                }
-                continue;
-            }
-        };
-        let res = ack::bench(&db, &body, args.quick, budget::ACK_P99).await;
-        let label = db.label.clone();
-        db.cleanup().await;
-        let res = res.with_context(|| format!("acknowledgement on {label}"))?;
-        let l = res.at_target;
-        let budgeted = id == "sqlite";
-        r.rows.push(Row {
-            id: format!("ack-{id}"),
-            what: format!("Acknowledgement at 1,000 deliveries/s, {}", res.label),
-            figure: format!(
-                "achieved {:.0}/s, p50 {}, p99 {} ({} sent, {} errors)",
-                l.achieved,
-                ms(l.p50),
-                ms(l.p99),
-                l.sent,
-                l.errors
-            ),
-            budget: if budgeted {
-                format!("p99 < {} at 1,000/s", ms(budget::ACK_P99))
-            } else {
-                "— (budget is for SQLite)".into()
-            },
-            status: if budgeted {
-                Status::of(l.p99 < budget::ACK_P99 && l.achieved >= 950.0 && l.errors == 0)
-            } else {
-                Status::NoBudget
-            },
-            ir: None,
-            command: cmd("ack"),
-        });
-        let steps: Vec<String> = res
-            .steps
-            .iter()
-            .map(|s| format!("{:.0}/s→{:.0}/s p99 {}", s.offered, s.achieved, ms(s.p99)))
-            .collect();
-        r.rows.push(Row {
-            id: format!("ack-{id}-max"),
-            what: format!("Max sustainable acknowledgement rate, {}", res.label),
-            figure: format!(
-                "{} (steps: {})",
-                res.max_sustained
-                    .map_or("below 1,000/s".to_owned(), |m| format!("≥ {m:.0}/s")),
-                steps.join("; ")
-            ),
-            budget: "— (sustained: ≥ 95% achieved, no errors, p99 < 10 ms)".into(),
-            status: Status::NoBudget,
-            ir: None,
-            command: cmd("ack"),
-        });
-    }
-    Ok(())
 }
 
 fn growth(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Growth> {
