@@ -85,11 +85,30 @@ pub struct Inputs {
 /// Loads the master files (merged in order) and the runner file relative to
 /// `repo_root`, in the reference's order of checks (§1.5 steps 6–7).
 pub fn load(shared: &SharedOptions, repo_root: &Path) -> Result<Inputs, MatrixError> {
+    // Every file is read and parsed at once (the later ones on threads of
+    // their own); errors are then taken in the reference's order.
+    let read: Vec<Option<Vec<u8>>> = shared
+        .config_files
+        .iter()
+        .map(|f| std::fs::read(repo_root.join(f)).ok())
+        .collect();
+    let parse =
+        |(f, b): (&String, &Option<Vec<u8>>)| b.as_ref().map(|b| master::parse_document(f, b));
+    let mut files = shared.config_files.iter().zip(&read);
+    let parsed: Vec<Option<Result<MasterDocument, ParseError>>> = std::thread::scope(|s| {
+        let first = files.next();
+        let rest: Vec<_> = files.map(|x| s.spawn(move || parse(x))).collect();
+        let mut out = vec![first.and_then(parse)];
+        out.extend(
+            rest.into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+        );
+        out
+    });
     let mut doc = MasterDocument::default();
-    for f in &shared.config_files {
-        let bytes = std::fs::read(repo_root.join(f))
-            .map_err(|_| MatrixError::MasterFileMissing(f.clone()))?;
-        doc.merge(master::parse_document(f, &bytes)?)?;
+    for (f, p) in shared.config_files.iter().zip(parsed) {
+        let d = p.ok_or_else(|| MatrixError::MasterFileMissing(f.clone()))?;
+        doc.merge(d?)?;
     }
     let master = doc.validate()?;
     let rf = &shared.runner_config;

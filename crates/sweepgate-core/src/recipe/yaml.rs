@@ -15,6 +15,8 @@ use std::fmt;
 
 use crate::recipe::{Loc, ParseError};
 
+mod fast;
+
 /// A line/column position (1-based; 0 when unknown).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Pos {
@@ -415,10 +417,20 @@ pub(crate) fn parse_with_duplicates(
             Vec::new(),
         ));
     }
+    // The repository's own files take the direct reader; anything else
+    // (and every error) is serde-saphyr's.
+    if let Some(done) = fast::parse(text) {
+        return Ok(done);
+    }
+    saphyr_parse(text).map_err(Failure::Yaml)
+}
+
+/// One non-empty document read by serde-saphyr.
+fn saphyr_parse(text: &str) -> Result<(Node, Vec<Duplicate>), serde_saphyr::Error> {
     DUPLICATES.with(|d| d.borrow_mut().clear());
     let parsed = serde_saphyr::from_str_with_options::<Node>(text, options(text.len()));
     let dups = DUPLICATES.with(|d| std::mem::take(&mut *d.borrow_mut()));
-    parsed.map(|n| (n, dups)).map_err(Failure::Yaml)
+    parsed.map(|n| (n, dups))
 }
 
 /// The default budget with node and event caps of at least one node

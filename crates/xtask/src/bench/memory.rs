@@ -79,7 +79,12 @@ pub(crate) fn callgrind(name: &str, args: &BenchArgs) -> anyhow::Result<u64> {
         .status()
         .context("running valgrind (is it installed?)")?;
     anyhow::ensure!(status.success(), "valgrind exited with {status}");
-    let text = std::fs::read_to_string(&out)?;
+    callgrind_total(&out)
+}
+
+/// The instruction total of a callgrind output file.
+pub(crate) fn callgrind_total(out: &std::path::Path) -> anyhow::Result<u64> {
+    let text = std::fs::read_to_string(out)?;
     let ir = text
         .lines()
         .find_map(|l| {

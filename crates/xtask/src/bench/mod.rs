@@ -6,6 +6,7 @@
 pub(crate) mod ack;
 pub(crate) mod e2e;
 pub(crate) mod inproc;
+pub(crate) mod matrix;
 pub(crate) mod memory;
 pub(crate) mod model;
 pub(crate) mod replay;
@@ -19,11 +20,12 @@ use model::{Dirs, Fixtures};
 use report::{Growth, GrowthPoint, Report, Row, Status};
 
 /// Every benchmark name `--only` accepts, in report order.
-pub(crate) const ONLY: [&str; 11] = [
+pub(crate) const ONLY: [&str; 12] = [
     "ack",
     "parse-masters",
     "parse-changelog",
     "expansion",
+    "matrix",
     "verdict",
     "verdict-warm",
     "lint",
@@ -44,7 +46,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Run one benchmark (ack, parse-masters, parse-changelog, expansion,
-    /// verdict, verdict-warm, lint, e2e, memory, growth, replay).
+    /// matrix, verdict, verdict-warm, lint, e2e, memory, growth, replay).
     #[arg(long)]
     pub only: Option<String>,
     /// Skip the instruction counts (valgrind --tool=callgrind).
@@ -228,6 +230,20 @@ async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
                 format!("{} --no-callgrind", cmd(name))
             },
         });
+    }
+    if wants(args, "matrix") {
+        eprintln!("bench: matrix side by side with the reference generator");
+        if let Err(e) = matrix::rows(args, fx, &mut r) {
+            r.rows.push(Row {
+                id: "matrix".into(),
+                what: "Matrix side by side with the reference generator".into(),
+                figure: format!("failed: {e:#}"),
+                budget: format!("≥ {:.0}× the reference", matrix::RATIO),
+                status: Status::Skipped,
+                ir: None,
+                command: cmd("matrix"),
+            });
+        }
     }
     if wants(args, "e2e") {
         eprintln!("bench: delivery to verdict");

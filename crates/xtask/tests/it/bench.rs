@@ -69,6 +69,7 @@ fn quick_bench_writes_every_row_and_both_plots() {
         "`parse-masters`",
         "`parse-changelog`",
         "`expansion`",
+        "`matrix`",
         "`verdict`",
         "`verdict-warm`",
         "`lint`",

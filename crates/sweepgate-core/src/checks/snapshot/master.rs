@@ -259,15 +259,16 @@ pub(crate) fn parse_master(file: &str, text: &str) -> Result<Vec<MasterEntry>, S
         ));
     }
     let mut out = Vec::new();
-    match &root.value {
+    match root.value {
         Value::Map(items) => {
+            // Entries take their nodes: the parsed file is not copied.
             for (k, v) in items {
-                if let Some(key) = k.as_str() {
+                if let Value::Str(key) = k.value {
                     out.push(MasterEntry {
-                        key: key.to_owned(),
+                        key,
                         file: file.to_owned(),
-                        line: k.line(),
-                        node: v.clone(),
+                        line: k.pos.line as usize,
+                        node: v,
                     });
                 }
             }

@@ -232,13 +232,16 @@ pub(super) fn not_image_version(v: &At<String>, path: &Path, issues: &mut Issues
 }
 
 pub(super) fn raw_map(n: &Node) -> RawMap {
+    RawMap::new(raw_entries(n))
+}
+
+/// The pairs of a mapping node as JSON, in document order.
+pub(super) fn raw_entries(n: &Node) -> Vec<(String, serde_json::Value)> {
     match &n.value {
-        Value::Map(pairs) => RawMap::new(
-            pairs
-                .iter()
-                .map(|(k, v)| (yaml::key_text(&k.value), v.value.to_json()))
-                .collect(),
-        ),
-        _ => RawMap::new(Vec::new()),
+        Value::Map(pairs) => pairs
+            .iter()
+            .map(|(k, v)| (yaml::key_text(&k.value), v.value.to_json()))
+            .collect(),
+        _ => Vec::new(),
     }
 }

@@ -41,9 +41,9 @@ impl RawMap {
             if i > 0 {
                 canonical.push(',');
             }
-            canonical.push_str(&serde_json::Value::String(k.clone()).to_string());
+            json_str(&mut canonical, k);
             canonical.push(':');
-            canonical.push_str(&canonical_json(v));
+            canonical_json(&mut canonical, v);
         }
         canonical.push('}');
         Self { entries, canonical }
@@ -73,28 +73,50 @@ impl serde::Serialize for RawMap {
     }
 }
 
-fn canonical_json(v: &serde_json::Value) -> String {
+/// Appends compact JSON with sorted object keys, written in place (every
+/// worker and router of the master configs gets one).
+fn canonical_json(out: &mut String, v: &serde_json::Value) {
     match v {
         serde_json::Value::Object(o) => {
             let mut keys: Vec<&String> = o.keys().collect();
             keys.sort();
-            let parts: Vec<String> = keys
-                .into_iter()
-                .map(|k| {
-                    format!(
-                        "{}:{}",
-                        serde_json::Value::String(k.clone()),
-                        canonical_json(&o[k])
-                    )
-                })
-                .collect();
-            format!("{{{}}}", parts.join(","))
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_str(out, k);
+                out.push(':');
+                canonical_json(out, &o[k]);
+            }
+            out.push('}');
         }
         serde_json::Value::Array(a) => {
-            let parts: Vec<String> = a.iter().map(canonical_json).collect();
-            format!("[{}]", parts.join(","))
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical_json(out, x);
+            }
+            out.push(']');
         }
-        other => other.to_string(),
+        serde_json::Value::String(s) => json_str(out, s),
+        other => {
+            use std::fmt::Write;
+            let _ = write!(out, "{other}");
+        }
+    }
+}
+
+/// A JSON string literal, as `serde_json` writes it.
+fn json_str(out: &mut String, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&serde_json::Value::from(s).to_string());
     }
 }
 

@@ -4,7 +4,7 @@
 use super::document::{Issue, RawEntry};
 use super::fields::{
     Fields, Issues, Path, as_bool, as_int, as_list, as_nonempty_string, as_string,
-    not_image_version, opt_field, opt_positive, raw_map, required,
+    not_image_version, opt_field, opt_positive, raw_entries, raw_map, required,
 };
 use super::model::{
     AgenticBlock, At, Backend, Component, FixedBlock, KvOffloading, ListField, MasterEntry, RawMap,
@@ -111,7 +111,7 @@ fn worker(n: &Node, path: &Path, issues: &mut Issues) -> Option<Worker> {
         );
         return None;
     }
-    let mut entries = raw_map(n).entries;
+    let mut entries = raw_entries(n);
     for key in ["pp", "dcp-size", "pcp-size"] {
         if !entries.iter().any(|(k, _)| k == key) {
             entries.push((key.to_string(), serde_json::Value::from(1)));
