@@ -138,11 +138,11 @@ pub(crate) async fn run(
         .map_err(anyhow::Error::msg)?
         .config;
     let comments = api.issue_comments(&repo, PrNumber(pr)).await?;
-    let (found, signoff) = pick(&comments, &rc.signoff.legacy_logins);
+    let (found, signoff) = pick(&comments, &rc.legacy.logins);
     let Some(found) = found else {
         eprintln!(
             "error: {repo}#{pr} has no verdict of the old verifier (a comment by {} with `{}`)",
-            rc.signoff.legacy_logins.join(" or "),
+            rc.legacy.logins.join(" or "),
             legacy::MARKER.trim_end_matches("sha=")
         );
         return Ok(ExitCode::from(2));

@@ -16,10 +16,11 @@ pub enum HandlerId {
     RunResults,
     SweepJobs,
     StagingCallback,
+    LegacyVerdicts,
 }
 
 impl HandlerId {
-    pub const ALL: [HandlerId; 9] = [
+    pub const ALL: [HandlerId; 10] = [
         HandlerId::ContributionGuide,
         HandlerId::Commands,
         HandlerId::SignoffVerifier,
@@ -29,6 +30,7 @@ impl HandlerId {
         HandlerId::RunResults,
         HandlerId::SweepJobs,
         HandlerId::StagingCallback,
+        HandlerId::LegacyVerdicts,
     ];
 
     pub fn name(self) -> &'static str {
@@ -42,6 +44,7 @@ impl HandlerId {
             HandlerId::RunResults => "run-results",
             HandlerId::SweepJobs => "sweep-jobs",
             HandlerId::StagingCallback => "staging-callback",
+            HandlerId::LegacyVerdicts => "legacy-verdict",
         }
     }
 }
@@ -96,7 +99,7 @@ const OPENED: &[HandlerId] = &[
 ];
 const READY: &[HandlerId] = &[ContributionGuide, RecipeLint, SweepGate];
 const PUSHED: &[HandlerId] = &[SignoffVerifier, RecipeLint, ConfigCheck, SweepGate];
-const COMMENT: &[HandlerId] = &[Commands, SignoffVerifier];
+const COMMENT: &[HandlerId] = &[Commands, SignoffVerifier, LegacyVerdicts];
 
 /// Why the events no handler takes are ignored.
 const EDITED: &str = "a PR's title and body gate nothing (sign-offs are comments and reviews)";

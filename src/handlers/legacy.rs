@@ -4,7 +4,7 @@
 //! so the dashboard and `verify --compare` show it beside sweepgate's
 //! verdict for the same commit (`docs/shadow.md`). Nothing is posted.
 use super::{Services, record_activity};
-use crate::events::{Event, Handler, HandlerError, JobContext};
+use crate::events::{Event, Handler, HandlerError, HandlerId, JobContext};
 use async_trait::async_trait;
 use sweepgate_core::legacy;
 
@@ -23,12 +23,8 @@ pub(crate) const KIND: &str = "legacy-verdict";
 
 #[async_trait]
 impl Handler for LegacyVerdicts {
-    fn name(&self) -> &'static str {
-        "legacy-verdict"
-    }
-
-    fn accepts(&self, kind: &str) -> bool {
-        matches!(kind, "issue_comment.created" | "issue_comment.edited")
+    fn id(&self) -> HandlerId {
+        HandlerId::LegacyVerdicts
     }
 
     async fn handle(&self, ctx: &JobContext, event: &Event) -> Result<(), HandlerError> {
@@ -48,8 +44,8 @@ impl Handler for LegacyVerdicts {
         let legacy_author = !author.is_empty()
             && scope
                 .cfg
-                .signoff
-                .legacy_logins
+                .legacy
+                .logins
                 .iter()
                 .any(|l| l.eq_ignore_ascii_case(author));
         if !legacy_author {
