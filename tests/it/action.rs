@@ -76,7 +76,7 @@ fn the_action_script_uploads_sarif_and_annotates_a_real_commit() {
         annotations,
         [
             "::error file=perf-changelog.yaml,line=6199,title=L16::a new changelog entry is inserted before existing ones; new entries go at the end of the file Fix: move the new entry to the end of the file",
-            "::error file=perf-changelog.yaml,line=6279,title=L16::pr-link points at #2686, but this is PR #2697 Fix: pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2697",
+            "::error file=perf-changelog.yaml,line=6211,title=L16::pr-link points at #2670, but this is PR #2697 Fix: pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2697",
             "::warning file=configs/amd-master.yaml,line=655,title=L13::`kimik3-fp4-mi355x-atom-agentic-mtp` uses the moving tag `ubuntu24.04_py3.12_pytorch_release_2.10.0_kimi_k3_agentic_0820`; a rerun may measure a different image Fix: pin `rocm/atom-dev:ubuntu24.04_py3.12_pytorch_release_2.10.0_kimi_k3_agentic_0820@sha256:<digest>`",
         ]
     );
@@ -118,7 +118,7 @@ fn the_pre_commit_hook_lints_the_staged_change() {
     assert_eq!((code, text.as_str()), (want_code, want.as_str()));
     assert_eq!(code, 1, "{text}");
     assert!(
-        text.contains("error[L16] pr-link points at #2686"),
+        text.contains("error[L16] pr-link points at #2670"),
         "{text}"
     );
     // Without it (a hook knows no PR), the pr-link is not judged.
