@@ -49,6 +49,9 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<()> {
     })
     .await
     .context("starting the sandbox GitHub")?;
+    // The world's story starts a quarter of an hour ago, so the reviewer's
+    // time before signing (below) still ends in the past.
+    sandbox.advance_clock(chrono::Duration::minutes(-15));
     demo::seed(&sandbox).map_err(|e| anyhow::anyhow!("seeding the demo world: {e}"))?;
     sandbox.take_deliveries();
 
@@ -271,7 +274,9 @@ impl Script {
         let writes = self.settle().await?;
         expect(&writes, "the staging reply", |b| b.contains("staging run"))?;
 
-        // A CODEOWNER of the master config signs the checklist.
+        // A CODEOWNER of the master config reviews for a while, then signs
+        // the checklist: a sign-off right after a push covers nothing.
+        s.advance_clock(chrono::Duration::minutes(10));
         s.set_permission(OWNER, REPO, SIGNER, "write", "write")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         pr.post_comment(SIGNER, "COLLABORATOR", &signoff())

@@ -217,6 +217,7 @@ impl Sandbox {
         let clock = Clock {
             now: config.clock_start,
             real: config.real_time,
+            offset: chrono::Duration::zero(),
         };
         let mut world = World::new(
             settings,
@@ -377,9 +378,15 @@ impl Sandbox {
         }
     }
 
-    /// Advances the virtual clock (e.g. to age a run past a deadline).
+    /// Advances the virtual clock (e.g. to age a run past a deadline); on
+    /// a real clock, shifts what it reads (negative `by` moves it back).
     pub fn advance_clock(&self, by: chrono::Duration) {
-        self.world().clock.now += by;
+        let mut w = self.world();
+        if w.clock.real {
+            w.clock.offset += by;
+        } else {
+            w.clock.now += by;
+        }
     }
 
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {

@@ -57,23 +57,30 @@ pub(crate) fn ts(t: DateTime<Utc>) -> String {
 
 /// Content timestamps come from a virtual clock so that commit shas and
 /// snapshots are the same on every run; each reading advances one second.
+/// A real clock reads the wall clock shifted by `offset`, so a demo can
+/// still let time pass (a reviewer's ten minutes) without waiting for it.
 #[derive(Debug, Clone)]
 pub(crate) struct Clock {
     pub now: DateTime<Utc>,
     pub real: bool,
+    pub offset: Duration,
 }
 
 impl Clock {
     pub(crate) fn tick(&mut self) -> DateTime<Utc> {
         if self.real {
-            return Utc::now();
+            return Utc::now() + self.offset;
         }
         let t = self.now;
         self.now += Duration::seconds(1);
         t
     }
     pub(crate) fn peek(&self) -> DateTime<Utc> {
-        if self.real { Utc::now() } else { self.now }
+        if self.real {
+            Utc::now() + self.offset
+        } else {
+            self.now
+        }
     }
 }
 

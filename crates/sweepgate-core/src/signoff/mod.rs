@@ -50,19 +50,30 @@ pub enum Coverage {
 
 /// The last head recorded before `comment_at_ms` (policy-bot's
 /// `invalidate_on_push`, GitHub's "dismiss stale approvals"): a comment
-/// covers what stood when it was written, never a later push.
+/// covers what stood when it was written, never a later push. A head is
+/// recorded again by every PR event that carries it (a label, an edit),
+/// so it has stood since the earliest record of the unbroken run of
+/// records with its sha, not since the latest one.
 pub fn covered_head(heads: &[RecordedHead], comment_at_ms: i64) -> Coverage {
-    let before = heads
+    let mut before: Vec<&RecordedHead> = heads.iter().filter(|h| h.at_ms < comment_at_ms).collect();
+    before.sort_by_key(|h| h.at_ms);
+    let Some(last) = before.last() else {
+        return Coverage::NoRecord;
+    };
+    let since = before
         .iter()
-        .filter(|h| h.at_ms < comment_at_ms)
-        .max_by_key(|h| h.at_ms);
-    match before {
-        None => Coverage::NoRecord,
-        Some(h) if comment_at_ms - h.at_ms < QUIET_BEFORE_SIGNOFF_MS => Coverage::RecentPush {
-            sha: h.sha.clone(),
-            ms: comment_at_ms - h.at_ms,
-        },
-        Some(h) => Coverage::Covers(h.sha.clone()),
+        .rev()
+        .take_while(|h| h.sha == last.sha)
+        .map(|h| h.at_ms)
+        .min()
+        .unwrap_or(last.at_ms);
+    if comment_at_ms - since < QUIET_BEFORE_SIGNOFF_MS {
+        Coverage::RecentPush {
+            sha: last.sha.clone(),
+            ms: comment_at_ms - since,
+        }
+    } else {
+        Coverage::Covers(last.sha.clone())
     }
 }
 
@@ -424,6 +435,26 @@ mod tests {
         );
         assert_eq!(covered_head(&heads, 0), Coverage::NoRecord);
         assert_eq!(covered_head(&[], 5), Coverage::NoRecord);
+    }
+
+    #[test]
+    fn a_label_event_recording_the_same_head_again_does_not_restart_its_time() {
+        let h = |sha: &str, at_ms| RecordedHead {
+            sha: sha.into(),
+            at_ms,
+        };
+        // b pushed at 200 s, seen again by a label event at 590 s.
+        let heads = [h("a", 0), h("b", 200_000), h("b", 590_000)];
+        assert_eq!(covered_head(&heads, 600_000), Coverage::Covers("b".into()));
+        // a's run ended when b was pushed; b's run starts at b's first record.
+        let heads = [h("a", 0), h("b", 580_000), h("b", 590_000)];
+        assert_eq!(
+            covered_head(&heads, 600_000),
+            Coverage::RecentPush {
+                sha: "b".into(),
+                ms: 20_000
+            }
+        );
     }
 
     #[test]
