@@ -37,17 +37,14 @@ pub async fn open_store(cfg: &ServerConfig) -> anyhow::Result<Store> {
     Ok(store)
 }
 
-/// Shadow mode's log of intended writes, when the server runs in it.
-pub async fn open_shadow(
-    cfg: &ServerConfig,
-) -> anyhow::Result<Option<crate::store::shadow::ShadowLog>> {
-    if cfg.mode != crate::config::server::Mode::Shadow {
-        return Ok(None);
-    }
+/// Shadow mode's log of intended writes: the whole server's in shadow
+/// mode, and in live mode that of repositories configured
+/// `mode = "shadow"`.
+pub async fn open_shadow(cfg: &ServerConfig) -> anyhow::Result<crate::store::shadow::ShadowLog> {
     let log = crate::store::shadow::ShadowLog::open(&cfg.database_url, cfg.sqlite_sync)
         .await
         .with_context(|| format!("opening {}", redact_url(&cfg.database_url)))?;
-    Ok(Some(log))
+    Ok(log)
 }
 
 /// A running server: its address and a way to stop it.
@@ -202,7 +199,8 @@ pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     cfg.require_secrets()?;
     let mut github = github_client(&cfg)?;
     let store = open_store(&cfg).await?;
-    let shadow = open_shadow(&cfg).await?;
+    let log = open_shadow(&cfg).await?;
+    let shadow = (cfg.mode == crate::config::server::Mode::Shadow).then(|| log.clone());
     if let Some(log) = &shadow {
         github = github.with_sink(Arc::new(log.clone()));
     }
@@ -210,6 +208,7 @@ pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
     let mut services = Services::new(github.clone())
+        .with_shadow_log(Arc::new(log.clone()))
         .with_public_url(cfg.public_url.clone())
         .with_staging_token(&cfg.github_api_url, cfg.staging_token.clone())?;
     // Shadow mode writes nothing with the staging credential either.
@@ -221,7 +220,7 @@ pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
         store.clone(),
         event_router(services.clone()),
         listener,
-        shadow.clone(),
+        Some(log.clone()),
     )
     .await?;
     // A lost `workflow_run` webhook never leaves a dispatched sweep pending.

@@ -227,6 +227,18 @@ struct Me {
 }
 
 impl Api {
+    /// The same identity with its writes going to `sink` (a repository in
+    /// shadow mode on a live server).
+    pub(crate) fn with_sink(mut self, sink: Arc<dyn WriteSink>) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+
+    /// Whether this API's writes go to a shadow sink.
+    pub(crate) fn is_shadow(&self) -> bool {
+        self.sink.is_some()
+    }
+
     /// The login of the comments sweepgate writes (`docs/contracts.md` §4):
     /// the App's bot account (`<slug>[bot]`, from `GET /app` as the App),
     /// or the token's user (`GET /user`).

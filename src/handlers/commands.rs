@@ -129,17 +129,17 @@ impl Handler for Commands {
         let (owner, name) = repo
             .parts()
             .ok_or_else(|| HandlerError::Permanent(format!("`{repo}` is not owner/name")))?;
-        let api = self.services.api(ctx)?;
-        let actor = Actor {
-            login: &user.login,
-            association: AuthorAssociation::parse(ev.comment.author_association.as_deref()),
-        };
-        let pr_author = ev.issue.user.as_ref().map(|u| u.login.as_str());
         let branch = ctx
             .envelope
             .default_branch
             .clone()
             .unwrap_or_else(|| "main".into());
+        let (api, _) = self.services.api_in_mode(ctx, &repo, &branch).await?;
+        let actor = Actor {
+            login: &user.login,
+            association: AuthorAssociation::parse(ev.comment.author_association.as_deref()),
+        };
+        let pr_author = ev.issue.user.as_ref().map(|u| u.login.as_str());
         let mut answers = Vec::new();
         let mut pending = Vec::new();
         // The latest sign-off as its author wrote it, read once.

@@ -1,7 +1,7 @@
 //! The contribution guide (`docs/contracts.md` §4): once per PR that touches a
 //! master config, a benchmark script or the changelog, on opened, reopened
 //! and ready for review.
-use super::{Services, publish, repo_config, repo_of};
+use super::{Services, publish, repo_of};
 use crate::comments::{GUIDE_MARKER, Guide, render};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use async_trait::async_trait;
@@ -48,7 +48,6 @@ impl Handler for ContributionGuide {
         };
         let repo = repo_of(ctx)?;
         let pr = ev.pull_request.number;
-        let api = self.services.api(ctx)?;
         let branch = ev
             .pull_request
             .base
@@ -56,9 +55,8 @@ impl Handler for ContributionGuide {
             .and_then(|b| b.repo.as_ref())
             .and_then(|r| r.default_branch.clone())
             .unwrap_or_else(|| "main".into());
-        let cfg = repo_config::load(&api, &ctx.store, &repo, &branch)
-            .await?
-            .config;
+        let (api, loaded) = self.services.api_in_mode(ctx, &repo, &branch).await?;
+        let cfg = loaded.config;
         let files = api.pr_files(&repo, pr).await?;
         if !files.iter().any(|f| touches_recipes(&cfg, &f.filename)) {
             return Ok(());

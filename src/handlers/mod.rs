@@ -29,6 +29,9 @@ pub struct Services {
     /// repository, when it is not the App's (`docs/operations.md`,
     /// "Staging"): the App keeps `contents: read` everywhere.
     pub staging: Option<GitHub>,
+    /// Where a repository in shadow mode (`mode = "shadow"` in its
+    /// configuration) has its writes stored instead of sent.
+    pub shadow_log: Option<Arc<dyn crate::github::shadow::WriteSink>>,
 }
 
 /// An injectable clock: the system's, or a fixed date (tests, replays of
@@ -56,7 +59,14 @@ impl Services {
             clock: Clock::System,
             public_url: None,
             staging: None,
+            shadow_log: None,
         }
+    }
+
+    /// Keeps the intended writes of repositories in shadow mode in `log`.
+    pub fn with_shadow_log(mut self, log: Arc<dyn crate::github::shadow::WriteSink>) -> Self {
+        self.shadow_log = Some(log);
+        self
     }
 
     /// Sends staging requests with `token` (a fine-grained token holding
@@ -97,6 +107,41 @@ impl Services {
             .installation_id
             .ok_or_else(|| HandlerError::Permanent("the delivery names no installation".into()))?;
         Ok(self.github.installation(InstallationId(id))?)
+    }
+}
+
+impl Services {
+    /// `api` as the repository's configuration asks: writes go to the
+    /// shadow log when it says `mode = "shadow"`. A repository that asks
+    /// for shadow on a server with no log gets no writes at all: the job
+    /// fails with the reason rather than write live.
+    pub(crate) fn in_mode(
+        &self,
+        api: Api,
+        cfg: &sweepgate_core::config::RepoConfig,
+    ) -> Result<Api, HandlerError> {
+        if cfg.mode != sweepgate_core::config::WriteMode::Shadow || api.is_shadow() {
+            return Ok(api);
+        }
+        match &self.shadow_log {
+            Some(log) => Ok(api.with_sink(log.clone())),
+            None => Err(HandlerError::Permanent(
+                "the repository's configuration asks for shadow mode, and this server keeps no shadow log".into(),
+            )),
+        }
+    }
+
+    /// The installation's API in the repository's mode, with the
+    /// repository's configuration.
+    pub(crate) async fn api_in_mode(
+        &self,
+        ctx: &JobContext,
+        repo: &RepoName,
+        default_branch: &str,
+    ) -> Result<(Api, repo_config::Loaded), HandlerError> {
+        let api = self.api(ctx)?;
+        let loaded = repo_config::load(&api, &ctx.store, repo, default_branch).await?;
+        Ok((self.in_mode(api, &loaded.config)?, loaded))
     }
 }
 
@@ -155,6 +200,7 @@ impl Services {
         let cfg = repo_config::load(&api, &ctx.store, &repo, &default_branch)
             .await?
             .config;
+        let api = self.in_mode(api, &cfg)?;
         Ok(Scope {
             repo,
             api,

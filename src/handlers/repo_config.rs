@@ -224,9 +224,8 @@ impl crate::events::Handler for ConfigCheck {
                 {
                     return Ok(());
                 }
-                let api = self.services.api(ctx)?;
                 // Reloaded (and kept when valid) as every handler does.
-                load(&api, &ctx.store, &repo, default).await?;
+                let (api, _) = self.services.api_in_mode(ctx, &repo, default).await?;
                 // A commit with no configuration file gets no check run.
                 let any = std::sync::atomic::AtomicBool::new(false);
                 let read = |path| {
@@ -260,7 +259,7 @@ impl crate::events::Handler for ConfigCheck {
                 report(&api, &repo, &ev.after, &found, how).await
             }
             Event::PullRequest(ev) => {
-                let api = self.services.api(ctx)?;
+                let (api, loaded) = self.services.api_in_mode(ctx, &repo, default).await?;
                 let pr = &ev.pull_request;
                 let Some(head) = pr.head.as_ref() else {
                     return Ok(());
@@ -273,7 +272,6 @@ impl crate::events::Handler for ConfigCheck {
                 if touched.is_empty() {
                     // The configuration in force: said on every PR while
                     // it is broken or uses deprecated files.
-                    let loaded = load(&api, &ctx.store, &repo, default).await?;
                     let found = Findings {
                         error: loaded.error,
                         notes: loaded.notes,

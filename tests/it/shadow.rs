@@ -250,3 +250,52 @@ fn the_committed_shadow_manifest_is_the_rendered_one_and_read_only() {
         sweepgate::deploy::app_manifest("https://sweepgate.example.com")["default_events"]
     );
 }
+
+#[tokio::test]
+async fn a_repository_configured_for_shadow_mode_gets_no_writes_from_a_live_server() {
+    // A live server (its client has no sink) that keeps a shadow log for
+    // repositories that ask for it in `.github/sweepgate.toml`.
+    let mut w = World::new().await;
+    let log = ShadowLog::open(&w.db.url, SqliteSync::Normal)
+        .await
+        .unwrap();
+    w.events =
+        event_router(Services::new(github_for(&w.sandbox)).with_shadow_log(Arc::new(log.clone())));
+    w.sandbox
+        .commit(
+            OWNER,
+            REPO,
+            "main",
+            &[Change::write(
+                ".github/sweepgate.toml",
+                "mode = \"shadow\"\n",
+            )],
+            "try sweepgate in shadow mode",
+        )
+        .unwrap();
+    w.deliver().await;
+    w.sandbox.clear_requests();
+    let played = play(&mut w).await;
+    let sent = bot_writes(&w.sandbox.requests())
+        .into_iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect::<Vec<_>>();
+    assert_eq!(
+        sent,
+        Vec::<String>::new(),
+        "a live server wrote to a shadowed repository"
+    );
+    let intended = log.list(&format!("{OWNER}/{REPO}"), None).await.unwrap();
+    let kinds: Vec<&str> = intended.iter().map(|w| w.write.kind.as_str()).collect();
+    // The guide, the lint summary and its edit, the /help reply, check runs.
+    for kind in ["comment", "comment-edit", "check-run"] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    assert!(
+        intended
+            .iter()
+            .any(|w| w.write.body.contains("recipe-reminder")),
+        "the guide is intended"
+    );
+    w.finish(&[played.pr]).await;
+}

@@ -188,9 +188,10 @@ pub(crate) async fn dispatch(
     };
     store.put_staging_reply(reply, &facts, now_ms()).await?;
     let results_repo = RepoName(cfg.sweep.results_repository.clone());
+    // A repository in shadow mode stages nothing either.
+    let staging = services.staging_api(&results_repo).await?;
     services
-        .staging_api(&results_repo)
-        .await?
+        .in_mode(staging, &cfg)?
         .repository_dispatch(
             &results_repo,
             &request.dispatch_body(&cfg.sweep.staging_event),

@@ -5,5 +5,5 @@ pub mod layout;
 pub mod repo;
 pub mod sources;
 
-pub use repo::{ConfigError, Legacy, RepoConfig, SignoffSettings, SweepMode};
+pub use repo::{ConfigError, Legacy, RepoConfig, SignoffSettings, SweepMode, WriteMode};
 pub use sources::{CONFIG_FILES, Deprecation, Resolved};

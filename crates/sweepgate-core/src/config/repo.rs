@@ -18,6 +18,11 @@ pub const REPO_CONFIG_PATH: &str = ".github/sweepgate.toml";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RepoConfig {
+    /// `mode = "shadow"`: sweepgate works on this repository but writes
+    /// nothing to GitHub; what it would write is stored and shown on the
+    /// dashboard (`docs/shadow.md`). A repository can only ask for less:
+    /// a server in shadow mode stays in shadow mode whatever this says.
+    pub mode: WriteMode,
     pub paths: Paths,
     pub labels: Labels,
     pub links: Links,
@@ -32,6 +37,15 @@ pub struct RepoConfig {
     pub lint: toml::Table,
     /// The automation sweepgate replaces.
     pub legacy: Legacy,
+}
+
+/// Whether sweepgate's writes to GitHub are sent or only recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteMode {
+    #[default]
+    Live,
+    Shadow,
 }
 
 /// File locations inside the benchmark repository.
@@ -545,6 +559,21 @@ golden-al-dir = "infx/golden_al_distribution/"
         let err = RepoConfig::from_toml("c.toml", text).unwrap_err();
         assert_eq!(err.line, 3);
         assert!(err.message.contains("between 1 and 256"));
+    }
+
+    #[test]
+    fn shadow_mode_is_a_top_level_key_and_survives_keeping() {
+        let cfg =
+            RepoConfig::from_toml("c.toml", b"mode = \"shadow\"\n[sweep]\nmode = \"track\"\n")
+                .unwrap();
+        assert_eq!(cfg.mode, WriteMode::Shadow);
+        assert_eq!(RepoConfig::default().mode, WriteMode::Live);
+        // The last valid configuration is kept as TOML and read back.
+        let kept = cfg.to_toml().unwrap();
+        let back = RepoConfig::from_toml("c.toml", kept.as_bytes()).unwrap();
+        assert_eq!(back.mode, WriteMode::Shadow);
+        let err = RepoConfig::from_toml("c.toml", b"mode = \"loud\"\n").unwrap_err();
+        assert_eq!(err.line, 1, "{err}");
     }
 
     #[test]
