@@ -38,13 +38,24 @@ pub async fn open_store(cfg: &ServerConfig) -> anyhow::Result<Store> {
 }
 
 /// Shadow mode's log of intended writes: the whole server's in shadow
-/// mode, and in live mode that of repositories configured
-/// `mode = "shadow"`.
-pub async fn open_shadow(cfg: &ServerConfig) -> anyhow::Result<crate::store::shadow::ShadowLog> {
-    let log = crate::store::shadow::ShadowLog::open(&cfg.database_url, cfg.sqlite_sync)
+/// mode (required: the server does not start without it), and in live
+/// mode that of repositories configured `mode = "shadow"` (when the
+/// database can hold it: not an in-memory SQLite database, where such a
+/// repository's jobs fail with the reason instead of writing live).
+pub async fn open_shadow(
+    cfg: &ServerConfig,
+) -> anyhow::Result<Option<crate::store::shadow::ShadowLog>> {
+    let opened = crate::store::shadow::ShadowLog::open(&cfg.database_url, cfg.sqlite_sync)
         .await
-        .with_context(|| format!("opening {}", redact_url(&cfg.database_url)))?;
-    Ok(log)
+        .with_context(|| format!("opening {}", redact_url(&cfg.database_url)));
+    match opened {
+        Ok(log) => Ok(Some(log)),
+        Err(e) if cfg.mode == crate::config::server::Mode::Shadow => Err(e),
+        Err(e) => {
+            tracing::warn!(error = %format!("{e:#}"), "no shadow log: a repository configured for shadow mode gets no writes at all");
+            Ok(None)
+        }
+    }
 }
 
 /// A running server: its address and a way to stop it.
@@ -200,15 +211,20 @@ pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
     let mut github = github_client(&cfg)?;
     let store = open_store(&cfg).await?;
     let log = open_shadow(&cfg).await?;
-    let shadow = (cfg.mode == crate::config::server::Mode::Shadow).then(|| log.clone());
+    let shadow = log
+        .clone()
+        .filter(|_| cfg.mode == crate::config::server::Mode::Shadow);
     if let Some(log) = &shadow {
         github = github.with_sink(Arc::new(log.clone()));
     }
     let listener = TcpListener::bind(cfg.listen)
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
-    let mut services = Services::new(github.clone())
-        .with_shadow_log(Arc::new(log.clone()))
+    let mut services = Services::new(github.clone());
+    if let Some(log) = &log {
+        services = services.with_shadow_log(Arc::new(log.clone()));
+    }
+    let mut services = services
         .with_public_url(cfg.public_url.clone())
         .with_staging_token(&cfg.github_api_url, cfg.staging_token.clone())?;
     // Shadow mode writes nothing with the staging credential either.
@@ -220,7 +236,7 @@ pub(crate) async fn serve(cfg: ServerConfig) -> anyhow::Result<()> {
         store.clone(),
         event_router(services.clone()),
         listener,
-        Some(log.clone()),
+        log,
     )
     .await?;
     // A lost `workflow_run` webhook never leaves a dispatched sweep pending.
