@@ -143,8 +143,9 @@ async fn an_error_already_on_main_does_not_fail_the_pr() {
 }
 
 /// A PR that replaces the changelog with a file of comments only: every
-/// check run the bot publishes is accepted (it once got a 422 for an
-/// annotation GitHub refuses), and each annotation points at a real line.
+/// check run the bot publishes is accepted (the sweep gate's summary, one
+/// reason per removed line, once went over GitHub's limit: 422), cut with
+/// a note, and each annotation points at a real line.
 #[tokio::test]
 async fn a_comment_only_changelog_publishes_valid_check_runs() {
     let mut w = World::new().await;
@@ -159,7 +160,15 @@ async fn a_comment_only_changelog_publishes_valid_check_runs() {
     w.deliver().await;
     let head = pr.head_sha().unwrap();
     let runs = w.sandbox.check_runs(OWNER, REPO, &head);
-    assert!(!runs.is_empty());
+    let gate = runs
+        .iter()
+        .find(|c| c.name == "sweepgate / sweep-gate")
+        .unwrap();
+    assert_eq!(gate.conclusion.as_deref(), Some("failure"));
+    let summary = gate.summary.as_deref().unwrap_or("");
+    assert!(summary.chars().count() <= 65_535);
+    assert!(summary.contains("deletions are not allowed"), "{summary}");
+    assert!(summary.contains("were left out to stay within GitHub's limit"));
     for r in &runs {
         for a in &r.annotations {
             let line = a["start_line"].as_u64().unwrap_or(0);
