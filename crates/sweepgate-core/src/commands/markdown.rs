@@ -14,8 +14,9 @@
 //! Raw HTML (HTML blocks and inline HTML) goes to the browser as written, so
 //! the reader also tracks what the browser has open, fail-closed:
 //! - no command while a `<code>`, `<pre>`, `<tt>`, `<kbd>`, `<samp>` or
-//!   `<var>` element is open, or (in an HTML block) inside an HTML comment,
-//!   tag or other construct;
+//!   `<var>` element (shown as code) or a `<blockquote>` or `<q>` (a quote)
+//!   is open, or (in an HTML block) inside an HTML comment, tag or other
+//!   construct;
 //! - a raw-text element (`<script>`, `<style>`, `<textarea>`, …) or a
 //!   construct an HTML block leaves open (`<!--` without `-->`, an
 //!   unterminated attribute) hides the rest of the body;
@@ -167,8 +168,8 @@ fn without_comments(mut text: &str) -> String {
     visible
 }
 
-/// Elements whose content GitHub shows as code.
-const CODE_LIKE: [&str; 6] = ["code", "pre", "tt", "kbd", "samp", "var"];
+/// Elements whose content GitHub shows as code or as a quote.
+const HIDING: [&str; 8] = ["code", "pre", "tt", "kbd", "samp", "var", "blockquote", "q"];
 /// Elements whose content the browser reads as raw text up to their end tag.
 const RAW_TEXT: [&str; 11] = [
     "script",
@@ -200,13 +201,13 @@ enum HtmlState {
 #[derive(Default, Debug)]
 struct Browser {
     state: HtmlState,
-    code_like: [usize; CODE_LIKE.len()],
+    hiding: [usize; HIDING.len()],
     raw_text: bool,
 }
 
 impl Browser {
     fn any_open(&self) -> bool {
-        self.raw_text || self.code_like.iter().any(|&n| n > 0)
+        self.raw_text || self.hiding.iter().any(|&n| n > 0)
     }
 
     /// Counts the element a tag opens or closes (`src` starts at `<`).
@@ -221,11 +222,11 @@ impl Browser {
             .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-')
             .count();
         let name = String::from_utf8_lossy(&rest[..n]).to_ascii_lowercase();
-        if let Some(k) = CODE_LIKE.iter().position(|&c| c == name) {
+        if let Some(k) = HIDING.iter().position(|&c| c == name) {
             if closing {
-                self.code_like[k] = self.code_like[k].saturating_sub(1);
+                self.hiding[k] = self.hiding[k].saturating_sub(1);
             } else {
-                self.code_like[k] += 1;
+                self.hiding[k] += 1;
             }
         } else if !closing && RAW_TEXT.contains(&name.as_str()) {
             self.raw_text = true;
@@ -356,6 +357,10 @@ mod tests {
         assert!(lines("<script>\n\n/use 1").is_empty());
         assert!(lines("<code>\n\n/use 1").is_empty());
         assert_eq!(lines("<code>x</code>\n\n/use 1"), vec![3]);
+        // An HTML quote is a quote.
+        assert!(lines("<blockquote>\n/use 1\n</blockquote>").is_empty());
+        assert!(lines("a <q>\n/use 1</q>").is_empty());
+        assert_eq!(lines("<blockquote>x</blockquote>\n\n/use 1"), vec![3]);
     }
 
     #[test]
