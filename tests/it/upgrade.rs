@@ -255,10 +255,14 @@ const KEPT_STATE: &[&str] = &[
     "SELECT repository || '#' || CAST(pr_number AS TEXT) || ' ' || url || ' ' || body_sha256 FROM authored_signoffs ORDER BY 1",
     "SELECT repository || ' ' || text FROM repo_configs ORDER BY 1",
     "SELECT name || ' ' || key_hex FROM signing_keys ORDER BY 1",
-    // 0008 rebuilds these two on SQLite.
+    // 0008 rebuilds these two on SQLite (`DELIVERIES`, `SWEEP_JOBS`).
     "SELECT delivery_id || ' ' || event || ' ' || outcome || ' ' || COALESCE(reason, '-') || ' ' || CAST(LENGTH(body) AS TEXT) FROM deliveries ORDER BY 1",
     "SELECT sweep_id || ' ' || name || ' ' || CAST(attempt AS TEXT) || ' ' || status || ' ' || COALESCE(conclusion, '-') FROM sweep_jobs ORDER BY 1",
 ];
+
+/// Where `KEPT_STATE` reads the deliveries and the sweep jobs.
+const DELIVERIES: usize = 11;
+const SWEEP_JOBS: usize = 12;
 
 /// Runs `$body` with a pool `$pool` on the database at `$url`, either back end.
 macro_rules! with_pool {
@@ -471,7 +475,7 @@ async fn upgrade_keeps_everything(old: TestDb) -> TestDb {
         old.name
     );
     assert!(
-        !typed_state(&old.url).await[12].is_empty(),
+        !typed_state(&old.url).await[SWEEP_JOBS].is_empty(),
         "the run's jobs were recorded"
     );
     constrained_after_0008(&old.url).await;
@@ -655,7 +659,7 @@ async fn check_constraints_added_by_0008(db: TestDb) {
     db.store.migrate().await.unwrap();
     let state = typed_state(&db.url).await;
     assert_eq!(
-        state[11],
+        state[DELIVERIES],
         [
             "d1 pull_request queued - 2",
             "d2 ping ignored no handler 2",
@@ -663,7 +667,7 @@ async fn check_constraints_added_by_0008(db: TestDb) {
         ]
     );
     assert_eq!(
-        state[12],
+        state[SWEEP_JOBS],
         [
             "s1 a 1 queued -",
             "s1 b 2 in_progress -",
@@ -718,7 +722,7 @@ fn check_constraints_match_the_stored_enums() {
         let m8 = read(backend, "0008_state_checks.sql");
         assert_eq!(
             check_values(&m8, "outcome"),
-            [outcomes.clone()],
+            std::slice::from_ref(&outcomes),
             "{backend}"
         );
         assert_eq!(

@@ -193,3 +193,43 @@ pub fn error_text(e: &MatrixError) -> String {
         other => format!("error: {other}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MASTER: &str = include_str!("../../../../tests/data/inferencex/configs/amd-master.yaml");
+    const RUNNERS: &str = include_str!("../../../../tests/data/inferencex/configs/runners.yaml");
+
+    /// The caller's reader decides what exists; missing files are named in
+    /// the reference's order (masters first).
+    #[test]
+    fn load_reads_through_the_callers_reader() {
+        let shared = SharedOptions {
+            config_files: vec!["configs/amd-master.yaml".into()],
+            ..SharedOptions::default()
+        };
+        let files = |present: &'static [&'static str]| {
+            move |f: &str| {
+                present.contains(&f).then(|| match f {
+                    "configs/runners.yaml" => RUNNERS.as_bytes().to_vec(),
+                    _ => MASTER.as_bytes().to_vec(),
+                })
+            }
+        };
+        assert_eq!(
+            load(&shared, files(&["configs/runners.yaml"])).unwrap_err(),
+            MatrixError::MasterFileMissing("configs/amd-master.yaml".into())
+        );
+        assert_eq!(
+            load(&shared, files(&["configs/amd-master.yaml"])).unwrap_err(),
+            MatrixError::RunnerFileMissing("configs/runners.yaml".into())
+        );
+        let inputs = load(
+            &shared,
+            files(&["configs/amd-master.yaml", "configs/runners.yaml"]),
+        )
+        .unwrap();
+        assert!(!inputs.master.entries.is_empty());
+    }
+}
