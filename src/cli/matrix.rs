@@ -65,7 +65,7 @@ pub fn cli_main(args: Vec<String>) -> ExitCode {
 }
 
 fn print_matrix(argv: &[String], root: &Path) -> ExitCode {
-    let printed = match run_to_string(argv, root) {
+    let printed = match run_to_string(argv, |f| std::fs::read(root.join(f)).ok()) {
         Ok(json) => print_out(&json),
         Err(MatrixError::Help(text)) => print_out(&(text + "\n")),
         Err(e) => return fail(&e),

@@ -62,7 +62,8 @@ pub enum DeliveryOutcome {
 }
 
 impl DeliveryOutcome {
-    pub(crate) fn as_str(&self) -> &'static str {
+    /// The stored `outcome` (migration 0008 constrains the column to these).
+    pub fn as_str(&self) -> &'static str {
         match self {
             DeliveryOutcome::Queued => "queued",
             DeliveryOutcome::Ignored(_) => "ignored",
@@ -122,7 +123,15 @@ pub enum JobState {
 }
 
 impl JobState {
-    pub(crate) fn as_str(self) -> &'static str {
+    pub const ALL: [JobState; 4] = [
+        JobState::Pending,
+        JobState::Running,
+        JobState::Done,
+        JobState::Dead,
+    ];
+
+    /// The stored `state` (migration 0006 constrains the column to these).
+    pub fn as_str(self) -> &'static str {
         match self {
             JobState::Pending => "pending",
             JobState::Running => "running",
@@ -267,6 +276,10 @@ impl SweepRow {
     }
 }
 
+/// The statuses a sweep job is stored with, in the order a row moves
+/// through them (migration 0008 constrains `sweep_jobs.status` to these).
+pub const SWEEP_JOB_STATUSES: [&str; 3] = ["queued", "in_progress", "completed"];
+
 /// One job of a dispatched sweep's run, as the newest event left it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct SweepJob {
@@ -274,7 +287,7 @@ pub struct SweepJob {
     /// The job's name (`single-node 8k1k / …`), unique within a run.
     pub name: String,
     pub attempt: i64,
-    /// `queued`, `in_progress` or `completed`.
+    /// One of [`SWEEP_JOB_STATUSES`].
     pub status: String,
     pub conclusion: Option<String>,
     pub updated_at: i64,

@@ -86,8 +86,9 @@ fn indented_code_blocks() {
     none("    /use 1");
     none("\t/verify");
     none("text\n\n    /use 1");
-    // A line right after indented code could be a lazy continuation: refused.
-    none("    cargo test\n/verify");
+    // Indented code has no lazy continuation: the next line is a paragraph
+    // (CommonMark 0.31.2 §4.4, example 114).
+    assert_eq!(texts("    cargo test\n/verify"), vec!["/verify"]);
     assert_eq!(texts("    cargo test\n\n/verify"), vec!["/verify"]);
 }
 
@@ -114,9 +115,12 @@ fn fenced_code_blocks() {
     // `2.` continues a paragraph at top level but starts an item in a list.
     none("1. a\n2. ~~~\n   /use 1\n   ~~~");
     none("`\n2. ~~~<!--x\n\\\n/verify\n-->");
-    // Read as text, the closing `~~~` opens a fence that holds `/verify`;
-    // read as a list, it does not. Both readings are possible: refused.
-    none("1. a\n2. ~~~\n   x\n   ~~~\n\n/verify");
+    // `2.` after an open item is the list's next item, not a paragraph
+    // interruption (§5.3, example 283), so its fence closes at `   ~~~`.
+    assert_eq!(
+        texts("1. a\n2. ~~~\n   x\n   ~~~\n\n/verify"),
+        vec!["/verify"]
+    );
     // With a blank line before the item, the list reading is certain.
     assert_eq!(
         texts("1. a\n\n2. ~~~\n   x\n   ~~~\n\n/verify"),
@@ -248,7 +252,9 @@ fn pairing_that_differs_from_a_naive_reading() {
     none("`a\n- b`\n/use `x`");
     none("<a /x `>\n/use 1`");
     none("a](x \"`\")\n/use 1`");
-    none("a `b\n===\n/use 1`");
+    // Block structure first: `===` makes `a `b` a heading, so the backtick
+    // cannot pair across it (§4.3, example 91).
+    assert_eq!(texts("a `b\n===\n/use 1`"), vec!["/use 1`"]);
     none("x\n2. `a\n/use 1`");
     assert_eq!(texts("a `b` c\n===\n/use 1"), vec!["/use 1"]);
 }
@@ -261,9 +267,9 @@ fn zero_width_characters() {
     none("\u{200D}/use 1");
     none("\u{2060}/use 1");
     none("x\n\u{FEFF}/use 1");
-    // A zero-width character before a fence: not a fence (as on GitHub), but
-    // the unmatched backticks make the next line ambiguous: refused.
-    none("\u{200B}```\n/use 1");
+    // A zero-width character before a fence: not a fence (as on GitHub), and
+    // backticks no string closes are literal (§6.1, example 347).
+    assert_eq!(texts("\u{200B}```\n/use 1"), vec!["/use 1"]);
     // Visible commands are not broken by zero-width characters after the `/`.
     assert_eq!(parse_comment("/us\u{200B}e 1")[0].result, Ok(use_(1)));
     assert_eq!(

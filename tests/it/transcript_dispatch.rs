@@ -36,7 +36,10 @@ fn expected_jobs() -> jobs::JobList {
         ],
         ..matrix::SharedOptions::default()
     };
-    let inputs = matrix::load(&shared, &common::data_dir().join("inferencex")).unwrap();
+    let inputs = matrix::load(&shared, |f| {
+        std::fs::read(common::data_dir().join("inferencex").join(f)).ok()
+    })
+    .unwrap();
     let entry = jobs::EntryFlags {
         config_keys: vec!["dsv4-fp8-h200-vllm".into()],
         ..jobs::EntryFlags::default()
@@ -564,7 +567,10 @@ async fn a_family_over_256_jobs_is_served_in_chunks_of_at_most_256() {
         ],
         ..matrix::SharedOptions::default()
     };
-    let inputs = matrix::load(&shared, &common::data_dir().join("inferencex")).unwrap();
+    let inputs = matrix::load(&shared, |f| {
+        std::fs::read(common::data_dir().join("inferencex").join(f)).ok()
+    })
+    .unwrap();
     // Every single-node H200 and B200 recipe in one entry.
     let keys: Vec<String> = inputs
         .master

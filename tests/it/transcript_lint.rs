@@ -141,3 +141,48 @@ async fn an_error_already_on_main_does_not_fail_the_pr() {
     );
     w.finish(&[pr.number]).await;
 }
+
+/// A PR that replaces the changelog with a file of comments only: every
+/// check run the bot publishes is accepted (the sweep gate's summary, one
+/// reason per removed line, once went over GitHub's limit: 422), cut with
+/// a note, and each annotation points at a real line.
+#[tokio::test]
+async fn a_comment_only_changelog_publishes_valid_check_runs() {
+    let mut w = World::new().await;
+    let pr = w.open_pr(
+        "empty-changelog",
+        &[Change::write(
+            "perf-changelog.yaml",
+            "# entries moved elsewhere\n# nothing here\n",
+        )],
+        "vendor-dev",
+    );
+    w.deliver().await;
+    let head = pr.head_sha().unwrap();
+    let runs = w.sandbox.check_runs(OWNER, REPO, &head);
+    let gate = runs
+        .iter()
+        .find(|c| c.name == "sweepgate / sweep-gate")
+        .unwrap();
+    assert_eq!(gate.conclusion.as_deref(), Some("failure"));
+    let summary = gate.summary.as_deref().unwrap_or("");
+    assert!(summary.chars().count() <= 65_535);
+    assert!(summary.contains("deletions are not allowed"), "{summary}");
+    assert!(summary.contains("were left out to stay within GitHub's limit"));
+    for r in &runs {
+        for a in &r.annotations {
+            let line = a["start_line"].as_u64().unwrap_or(0);
+            assert!(line >= 1, "{}: {a}", r.name);
+            assert!(
+                !a["path"].as_str().unwrap_or("").is_empty(),
+                "{}: {a}",
+                r.name
+            );
+            assert!(
+                !a["message"].as_str().unwrap_or("").is_empty(),
+                "{}: {a}",
+                r.name
+            );
+        }
+    }
+}

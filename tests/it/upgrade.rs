@@ -255,7 +255,14 @@ const KEPT_STATE: &[&str] = &[
     "SELECT repository || '#' || CAST(pr_number AS TEXT) || ' ' || url || ' ' || body_sha256 FROM authored_signoffs ORDER BY 1",
     "SELECT repository || ' ' || text FROM repo_configs ORDER BY 1",
     "SELECT name || ' ' || key_hex FROM signing_keys ORDER BY 1",
+    // 0008 rebuilds these two on SQLite (`DELIVERIES`, `SWEEP_JOBS`).
+    "SELECT delivery_id || ' ' || event || ' ' || outcome || ' ' || COALESCE(reason, '-') || ' ' || CAST(LENGTH(body) AS TEXT) FROM deliveries ORDER BY 1",
+    "SELECT sweep_id || ' ' || name || ' ' || CAST(attempt AS TEXT) || ' ' || status || ' ' || COALESCE(conclusion, '-') FROM sweep_jobs ORDER BY 1",
 ];
+
+/// Where `KEPT_STATE` reads the deliveries and the sweep jobs.
+const DELIVERIES: usize = 11;
+const SWEEP_JOBS: usize = 12;
 
 /// Runs `$body` with a pool `$pool` on the database at `$url`, either back end.
 macro_rules! with_pool {
@@ -293,6 +300,11 @@ async fn typed_state(url: &str) -> Vec<Vec<String>> {
 
 /// Migrations 0001–0005 only: the previous release's schema.
 async fn previous_schema(db: &TestDb) {
+    schema_before(db, "0006", 5).await;
+}
+
+/// The migrations numbered below `first_new` (there are `count` of them).
+async fn schema_before(db: &TestDb, first_new: &str, count: usize) {
     let backend = if db.url.starts_with("sqlite:") {
         "sqlite"
     } else {
@@ -305,12 +317,12 @@ async fn previous_schema(db: &TestDb) {
     for entry in std::fs::read_dir(&src).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if name.as_str() < "0006" {
+        if name.as_str() < first_new {
             std::fs::copy(&path, dir.path().join(&name)).unwrap();
         }
     }
     let migrator = sqlx::migrate::Migrator::new(dir.path()).await.unwrap();
-    assert_eq!(migrator.iter().count(), 5);
+    assert_eq!(migrator.iter().count(), count);
     with_pool!(db.url.as_str(), |pool| migrator.run(&pool).await.unwrap());
 }
 
@@ -462,6 +474,11 @@ async fn upgrade_keeps_everything(old: TestDb) -> TestDb {
         "{}: the upgrade kept every kv row",
         old.name
     );
+    assert!(
+        !typed_state(&old.url).await[SWEEP_JOBS].is_empty(),
+        "the run's jobs were recorded"
+    );
+    constrained_after_0008(&old.url).await;
 
     // The upgraded bot on the same GitHub runs what was in flight.
     let scratch = std::mem::replace(&mut w.db, old);
@@ -570,6 +587,169 @@ async fn an_upgraded_postgres_database_acts_on_nothing_twice() {
     };
     let db = upgrade_keeps_everything(db).await;
     db.cleanup().await;
+}
+
+/// Inserts of a value the code never writes, one per constrained column.
+const OUT_OF_RANGE: &[&str] = &[
+    "INSERT INTO deliveries (delivery_id, event, outcome, body, received_at) VALUES ('x-bad', 'ping', 'dropped', '{}', 1)",
+    "INSERT INTO sweep_jobs (sweep_id, name, attempt, status, updated_at) VALUES ('s-bad', 'j', 1, 'waiting', 1)",
+    "INSERT INTO jobs (kind, payload, state, max_attempts, run_after, created_at, updated_at) VALUES ('k', '{}', 'paused', 1, 1, 1, 1)",
+    "INSERT INTO sweeps (sweep_id, repository, pr_number, head_sha, base_sha, primary_label, modifiers, matrix, token_sha256, expires_at, state, created_at, updated_at) VALUES ('s-bad', 'o/r', 1, 'a', 'b', 'l', '', '[]', 't', 1, 'lost', 1, 1)",
+];
+
+/// After 0008: every state column refuses a value the code never writes;
+/// on SQLite the rebuilt tables kept their indexes and foreign keys hold.
+async fn constrained_after_0008(url: &str) {
+    for sql in OUT_OF_RANGE {
+        let q = sqlx::AssertSqlSafe(sql.to_string());
+        let err = with_pool!(url, |pool| sqlx::query(q).execute(&pool).await.unwrap_err());
+        assert!(
+            err.to_string().to_lowercase().contains("check"),
+            "{sql}: {err}"
+        );
+    }
+    let index_sql = if url.starts_with("sqlite:") {
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('deliveries_received', 'deliveries_pr') ORDER BY name"
+    } else {
+        "SELECT indexname::TEXT FROM pg_indexes WHERE indexname IN ('deliveries_received', 'deliveries_pr') ORDER BY indexname"
+    };
+    let q = sqlx::AssertSqlSafe(index_sql.to_owned());
+    let indexes: Vec<String> = with_pool!(url, |pool| sqlx::query_scalar(q)
+        .fetch_all(&pool)
+        .await
+        .unwrap());
+    assert_eq!(indexes, ["deliveries_pr", "deliveries_received"]);
+    if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+        let broken = rows(&pool, "PRAGMA foreign_key_check").await;
+        assert!(
+            broken.is_empty(),
+            "{} rows break a foreign key",
+            broken.len()
+        );
+        // `jobs` still references the rebuilt `deliveries`.
+        let fk: Vec<String> =
+            sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_list('jobs')")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        assert_eq!(fk, ["deliveries"]);
+        pool.close().await;
+    }
+}
+
+/// 0008 on a database 0007 wrote: rows whose state the code could not
+/// have written are mapped as the code reads them, nothing else changes,
+/// and a job keeps its delivery.
+async fn check_constraints_added_by_0008(db: TestDb) {
+    schema_before(&db, "0008", 7).await;
+    execute(
+        &db.url,
+        "INSERT INTO deliveries (delivery_id, event, outcome, reason, body, received_at) VALUES \
+         ('d1', 'pull_request', 'queued', NULL, '{}', 1), \
+         ('d2', 'ping', 'ignored', 'no handler', '{}', 2), \
+         ('d3', 'ping', 'dropped', NULL, '{}', 3);\n\
+         INSERT INTO jobs (delivery_id, kind, payload, state, max_attempts, run_after, created_at, updated_at) \
+         VALUES ('d1', 'pull_request.opened', '{}', 'pending', 8, 1, 1, 1);\n\
+         INSERT INTO sweep_jobs (sweep_id, name, attempt, status, conclusion, updated_at) VALUES \
+         ('s1', 'a', 1, 'queued', NULL, 1), ('s1', 'b', 2, 'in_progress', NULL, 1), \
+         ('s1', 'c', 1, 'completed', 'success', 1), ('s1', 'd', 1, 'waiting', NULL, 1);\n",
+    )
+    .await;
+    db.store.migrate().await.unwrap();
+    let state = typed_state(&db.url).await;
+    assert_eq!(
+        state[DELIVERIES],
+        [
+            "d1 pull_request queued - 2",
+            "d2 ping ignored no handler 2",
+            "d3 ping ignored - 2"
+        ]
+    );
+    assert_eq!(
+        state[SWEEP_JOBS],
+        [
+            "s1 a 1 queued -",
+            "s1 b 2 in_progress -",
+            "s1 c 1 completed success",
+            "s1 d 1 queued -"
+        ]
+    );
+    let jobs = db
+        .store
+        .jobs_for_delivery(&sweepgate_core::ids::DeliveryId("d1".into()))
+        .await
+        .unwrap();
+    assert_eq!(jobs.len(), 1);
+    constrained_after_0008(&db.url).await;
+    db.cleanup().await;
+}
+
+/// The values of every `CHECK (column IN (…))` in a migration, in order.
+fn check_values(sql: &str, column: &str) -> Vec<Vec<String>> {
+    let open = format!("CHECK ({column} IN (");
+    sql.match_indices(&open)
+        .map(|(i, _)| {
+            let rest = &sql[i + open.len()..];
+            rest[..rest.find(')').unwrap()]
+                .split(',')
+                .map(|v| v.trim().trim_matches('\'').to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// The constraints list exactly the values the store writes.
+#[test]
+fn check_constraints_match_the_stored_enums() {
+    use sweepgate::store::{DeliveryOutcome, JobState, SWEEP_JOB_STATUSES, SweepState};
+    let read = |backend: &str, file: &str| {
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("migrations")
+                .join(backend)
+                .join(file),
+        )
+        .unwrap()
+    };
+    let outcomes = vec![
+        DeliveryOutcome::Queued.as_str().to_owned(),
+        DeliveryOutcome::Ignored(String::new()).as_str().to_owned(),
+    ];
+    let sweeps: Vec<String> = SweepState::ALL.iter().map(|s| s.as_str().into()).collect();
+    let jobs: Vec<String> = JobState::ALL.iter().map(|s| s.as_str().into()).collect();
+    for backend in ["sqlite", "postgres"] {
+        let m8 = read(backend, "0008_state_checks.sql");
+        assert_eq!(
+            check_values(&m8, "outcome"),
+            std::slice::from_ref(&outcomes),
+            "{backend}"
+        );
+        assert_eq!(
+            check_values(&m8, "status"),
+            [SWEEP_JOB_STATUSES],
+            "{backend}"
+        );
+        let m6 = read(backend, "0006_typed_state.sql");
+        assert_eq!(
+            check_values(&m6, "state"),
+            [sweeps.clone(), jobs.clone()],
+            "{backend}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn migration_0008_constrains_states_on_sqlite() {
+    check_constraints_added_by_0008(TestDb::sqlite_unmigrated().await).await;
+}
+
+#[tokio::test]
+async fn migration_0008_constrains_states_on_postgres() {
+    let Some(db) = TestDb::postgres_unmigrated().await else {
+        return;
+    };
+    check_constraints_added_by_0008(db).await;
 }
 
 /// What an operator sees: the dashboard answers on the upgraded store.

@@ -75,7 +75,8 @@ fn main() {
                         .split(' ')
                         .map(String::from)
                         .collect();
-                assert!(matrix::run_to_string(&args, root).is_ok());
+                // Reading the files is part of the measured work.
+                assert!(matrix::run_to_string(&args, |f| std::fs::read(root.join(f)).ok()).is_ok());
             }),
             Some(Duration::from_millis(40)),
         ),

@@ -48,22 +48,29 @@ pub(crate) struct Outline {
     pub code: BTreeMap<usize, Code>,
 }
 
-/// Byte offsets of line starts, for 1-based line numbers.
-struct Lines(Vec<usize>);
+/// Byte offsets of line starts, for 1-based line numbers. Lines end at
+/// `\n`, `\r\n` or a lone `\r`, as in CommonMark.
+pub(crate) struct Lines(Vec<usize>);
 
 impl Lines {
-    fn new(text: &str) -> Self {
+    pub(crate) fn new(text: &str) -> Self {
+        let b = text.as_bytes();
         let mut v = vec![0];
         v.extend(
-            text.bytes()
+            b.iter()
                 .enumerate()
-                .filter(|(_, b)| *b == b'\n')
+                .filter(|&(i, &c)| c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')))
                 .map(|(i, _)| i + 1),
         );
         Lines(v)
     }
-    fn line(&self, offset: usize) -> usize {
+    /// The 1-based line holding byte `offset`.
+    pub(crate) fn line(&self, offset: usize) -> usize {
         self.0.partition_point(|&s| s <= offset)
+    }
+    /// Byte offset where 1-based `line` starts.
+    pub(crate) fn start(&self, line: usize) -> usize {
+        self.0[line.clamp(1, self.0.len()) - 1]
     }
 }
 

@@ -227,7 +227,11 @@ impl Handler for SweepGate {
             )
             .await?;
         }
-        api.completed_check_run(repo, GATE_CHECK, &head.sha, conclusion, &title, &summary)
+        // GitHub refuses (422) a summary over its limit: a changelog replaced
+        // wholesale gives one reason per removed line. The comment is cut by
+        // `publish::upsert`.
+        let fitted = crate::comments::fit(&summary, crate::comments::SUMMARY_LIMIT, None);
+        api.completed_check_run(repo, GATE_CHECK, &head.sha, conclusion, &title, &fitted)
             .await?;
         crate::handlers::record_activity(
             &ctx.store,

@@ -3,17 +3,16 @@
 //! spec `docs/matrix-generator.md`).
 //!
 //! The pieces are pure and separately callable: [`parse_args`], [`load`]
-//! (the only part doing I/O), [`generate::full_sweep`] /
-//! [`generate::test_config`], [`evals::apply`], and the output writers in
-//! [`rows`]. [`run`] chains them; the service's `sweepgate matrix` prints.
+//! (which parses the files a caller-given reader returns: this crate does no
+//! I/O), [`generate::full_sweep`] / [`generate::test_config`],
+//! [`evals::apply`], and the output writers in [`rows`]. [`run`] chains
+//! them; the service's `sweepgate matrix` reads the files and prints.
 
 pub(crate) mod args;
 pub(crate) mod evals;
 pub(crate) mod generate;
 pub mod jobs;
 pub(crate) mod rows;
-
-use std::path::Path;
 
 pub use args::{
     Command, FullSweepOptions, MatrixArgs, ScenarioType, SeqLen, SharedOptions, TestConfigOptions,
@@ -82,19 +81,20 @@ pub struct Inputs {
     pub runners: RunnerConfig,
 }
 
-/// Loads the master files (merged in order) and the runner file relative to
-/// `repo_root`, in the reference's order of checks (§1.5 steps 6–7).
-pub fn load(shared: &SharedOptions, repo_root: &Path) -> Result<Inputs, MatrixError> {
+/// Loads the master files (merged in order) and the runner file, in the
+/// reference's order of checks (§1.5 steps 6–7). `read` returns a file's
+/// bytes by its path as given in the arguments (relative to the benchmark
+/// repository), `None` when it does not exist.
+pub fn load(
+    shared: &SharedOptions,
+    read: impl Fn(&str) -> Option<Vec<u8>>,
+) -> Result<Inputs, MatrixError> {
     // Every file is read and parsed at once (the later ones on threads of
     // their own); errors are then taken in the reference's order.
-    let read: Vec<Option<Vec<u8>>> = shared
-        .config_files
-        .iter()
-        .map(|f| std::fs::read(repo_root.join(f)).ok())
-        .collect();
+    let masters: Vec<Option<Vec<u8>>> = shared.config_files.iter().map(|f| read(f)).collect();
     let parse =
         |(f, b): (&String, &Option<Vec<u8>>)| b.as_ref().map(|b| master::parse_document(f, b));
-    let mut files = shared.config_files.iter().zip(&read);
+    let mut files = shared.config_files.iter().zip(&masters);
     let parsed: Vec<Option<Result<MasterDocument, ParseError>>> = std::thread::scope(|s| {
         let first = files.next();
         let rest: Vec<_> = files.map(|x| s.spawn(move || parse(x))).collect();
@@ -112,8 +112,7 @@ pub fn load(shared: &SharedOptions, repo_root: &Path) -> Result<Inputs, MatrixEr
     }
     let master = doc.validate()?;
     let rf = &shared.runner_config;
-    let bytes = std::fs::read(repo_root.join(rf))
-        .map_err(|_| MatrixError::RunnerFileMissing(rf.clone()))?;
+    let bytes = read(rf).ok_or_else(|| MatrixError::RunnerFileMissing(rf.clone()))?;
     let runners = runners::parse(rf, &bytes)?;
     Ok(Inputs { master, runners })
 }
@@ -157,12 +156,15 @@ pub fn split_repo(args: &[String]) -> Result<(Vec<String>, Option<String>), Matr
     Ok((rest, repo))
 }
 
-/// Runs the generator's arguments (without the program name) against the
-/// repository at `repo_root`; returns the JSON list.
-pub fn run(args: &[String], repo_root: &Path) -> Result<serde_json::Value, MatrixError> {
+/// Runs the generator's arguments (without the program name) on the files
+/// `read` returns (see [`load`]); returns the JSON list.
+pub fn run(
+    args: &[String],
+    read: impl Fn(&str) -> Option<Vec<u8>>,
+) -> Result<serde_json::Value, MatrixError> {
     let (args, _) = split_repo(args)?;
     let parsed = parse_args(&args)?;
-    let inputs = load(&parsed.shared, repo_root)?;
+    let inputs = load(&parsed.shared, read)?;
     let rows = generate(&parsed, &inputs)?;
     Ok(serde_json::Value::Array(
         rows.iter().map(Row::to_value).collect(),
@@ -170,9 +172,12 @@ pub fn run(args: &[String], repo_root: &Path) -> Result<serde_json::Value, Matri
 }
 
 /// Like [`run`] but returns the exact text the reference prints on stdout.
-pub fn run_to_string(args: &[String], repo_root: &Path) -> Result<String, MatrixError> {
+pub fn run_to_string(
+    args: &[String],
+    read: impl Fn(&str) -> Option<Vec<u8>>,
+) -> Result<String, MatrixError> {
     let parsed = parse_args(args)?;
-    let inputs = load(&parsed.shared, repo_root)?;
+    let inputs = load(&parsed.shared, read)?;
     let rows = generate(&parsed, &inputs)?;
     Ok(to_python_json(&rows))
 }
@@ -186,5 +191,45 @@ pub fn error_text(e: &MatrixError) -> String {
         }
         MatrixError::Config(p) => format!("error: {}: {}", p.loc, p.message),
         other => format!("error: {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MASTER: &str = include_str!("../../../../tests/data/inferencex/configs/amd-master.yaml");
+    const RUNNERS: &str = include_str!("../../../../tests/data/inferencex/configs/runners.yaml");
+
+    /// The caller's reader decides what exists; missing files are named in
+    /// the reference's order (masters first).
+    #[test]
+    fn load_reads_through_the_callers_reader() {
+        let shared = SharedOptions {
+            config_files: vec!["configs/amd-master.yaml".into()],
+            ..SharedOptions::default()
+        };
+        let files = |present: &'static [&'static str]| {
+            move |f: &str| {
+                present.contains(&f).then(|| match f {
+                    "configs/runners.yaml" => RUNNERS.as_bytes().to_vec(),
+                    _ => MASTER.as_bytes().to_vec(),
+                })
+            }
+        };
+        assert_eq!(
+            load(&shared, files(&["configs/runners.yaml"])).unwrap_err(),
+            MatrixError::MasterFileMissing("configs/amd-master.yaml".into())
+        );
+        assert_eq!(
+            load(&shared, files(&["configs/amd-master.yaml"])).unwrap_err(),
+            MatrixError::RunnerFileMissing("configs/runners.yaml".into())
+        );
+        let inputs = load(
+            &shared,
+            files(&["configs/amd-master.yaml", "configs/runners.yaml"]),
+        )
+        .unwrap();
+        assert!(!inputs.master.entries.is_empty());
     }
 }

@@ -118,36 +118,71 @@ pub(crate) enum TemplateError {
     EmptyTemplate { file: String, line: usize },
 }
 
-/// Checkbox items of `text`: lines `- [ ]`, `- [x]`, `- [X]` (also `*`),
-/// any indent; `first_line` is the line number of `text`'s first line.
+/// Checkbox items of `text`: the task-list items GitHub renders (`- [ ]`,
+/// `- [x]`, `- [X]`, any list marker), read through `crate::markdown`, so a
+/// box inside a code block or a block quote is none. `first_line` is the
+/// line number of `text`'s first line.
 pub(crate) fn checkbox_items(text: &str, first_line: usize) -> Vec<Item> {
-    let mut out = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        let trimmed = l.trim_start();
-        let indent = l.len() - trimmed.len();
-        let Some(rest) = trimmed
-            .strip_prefix("- ")
-            .or_else(|| trimmed.strip_prefix("* "))
-        else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let (checked, text) = if let Some(t) = rest.strip_prefix("[ ]") {
-            (false, t)
-        } else if let Some(t) = rest
-            .strip_prefix("[x]")
-            .or_else(|| rest.strip_prefix("[X]"))
-        {
-            (true, t)
-        } else {
-            continue;
-        };
-        out.push(Item {
-            text: text.trim().to_owned(),
-            checked,
-            depth: indent / 2,
-            line: first_line + i,
-        });
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let lines = crate::markdown::Lines::new(text);
+    let mut out: Vec<Item> = Vec::new();
+    let mut items = 0usize;
+    let mut quotes = 0usize;
+    // The item whose text is being read, and where its text starts.
+    let mut reading: Option<usize> = None;
+    let finish = |out: &mut Vec<Item>, from: usize, to: usize| {
+        if let Some(item) = out.last_mut() {
+            let src = text.get(from..to.max(from)).unwrap_or("");
+            item.text = src
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+        }
+    };
+    for (ev, r) in Parser::new_ext(text, crate::markdown::options()).into_offset_iter() {
+        // The item's text is its first paragraph: it ends where a block
+        // (a nested list, code) starts or the paragraph or item ends.
+        if let Some(from) = reading {
+            let end = match &ev {
+                Event::Start(
+                    Tag::List(_)
+                    | Tag::CodeBlock(_)
+                    | Tag::BlockQuote(_)
+                    | Tag::Heading { .. }
+                    | Tag::HtmlBlock
+                    | Tag::Table(_)
+                    | Tag::Paragraph,
+                ) => Some(r.start),
+                Event::End(TagEnd::Paragraph | TagEnd::Item) => Some(r.end),
+                Event::Rule => Some(r.start),
+                _ => None,
+            };
+            if let Some(to) = end {
+                finish(&mut out, from, to);
+                reading = None;
+            }
+        }
+        match ev {
+            Event::Start(Tag::Item) => items += 1,
+            Event::End(TagEnd::Item) => items = items.saturating_sub(1),
+            Event::Start(Tag::BlockQuote(_)) => quotes += 1,
+            Event::End(TagEnd::BlockQuote(_)) => quotes = quotes.saturating_sub(1),
+            Event::TaskListMarker(checked) if quotes == 0 => {
+                out.push(Item {
+                    text: String::new(),
+                    checked,
+                    depth: items.saturating_sub(1),
+                    line: first_line + lines.line(r.start) - 1,
+                });
+                reading = Some(r.end);
+            }
+            _ => {}
+        }
+    }
+    if let Some(from) = reading {
+        finish(&mut out, from, text.len());
     }
     out
 }
@@ -386,6 +421,27 @@ mod tests {
         assert_eq!(t.items.len(), 3);
         assert_eq!(t.items[0].line, 6);
         assert_eq!(t.items[2].depth, 1);
+    }
+
+    #[test]
+    fn checkboxes_are_the_task_items_github_renders() {
+        let body = "Intro\n- [x] First item\n  wrapped on two lines\n  - [ ] nested\n* [X] star\n1. [ ] ordered\n\n```\n- [x] in code\n```\n> - [x] quoted\n\n    - [x] indented code\n- [] not a box\n- [ ]\n";
+        let items = checkbox_items(body, 10);
+        let got: Vec<(&str, bool, usize, usize)> = items
+            .iter()
+            .map(|i| (i.text.as_str(), i.checked, i.depth, i.line))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("First item wrapped on two lines", true, 0, 11),
+                ("nested", false, 1, 13),
+                ("star", true, 0, 14),
+                ("ordered", false, 0, 15),
+                ("", false, 0, 24),
+            ]
+        );
+        assert_eq!(checkbox_items("a\r\n- [ ] x\r\n", 1)[0].line, 2);
     }
 
     #[test]
