@@ -193,10 +193,14 @@ impl Reader<'_> {
                 Some(m) if m > n => self.block_node(n as isize),
                 Some(m) if m == n && !dash && self.is_dash_entry() => {
                     // serde-saphyr places an indentless list at its first
-                    // item.
+                    // item; when that item starts on a later line than its
+                    // `-`, it places it elsewhere: declined.
+                    let dash_line = self.line;
                     let mut seq = self.block_sequence(m)?;
                     match &seq.value {
-                        Value::Seq(items) if items[0].value != Value::Null => {
+                        Value::Seq(items)
+                            if items[0].value != Value::Null && items[0].pos.line == dash_line =>
+                        {
                             seq.pos = items[0].pos;
                             Some(seq)
                         }
@@ -750,6 +754,9 @@ mod tests {
             "a: # c\nb: 1.2.1\nc: 1.2\nd: 1:30\ne: 1.2.3.4\n",
             "a: [1, [2, [3]]]\nb: {}\n",
             "a:\t1\n",
+            // Found by the proptest below: an empty sequence item, then a
+            // deeper mapping that is its content.
+            "  a:\n  - \n   a: null\n",
         ];
         for c in cases {
             agrees(c).unwrap_or_else(|e| panic!("{c:?}: {e}"));
