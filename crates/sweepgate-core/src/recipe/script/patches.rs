@@ -68,14 +68,20 @@ pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<P
             _ => target_is_engine(f, r),
         };
         if engine {
-            let target = r
-                .targets
-                .first()
-                .map_or_else(|| r.detail.clone(), |t| t.text.clone());
+            // An inline program names no target: quote it by what it is,
+            // not by its whole source (`fa882f8`, #1188, quoted a
+            // 90-line heredoc as the patched path).
+            let (what, subject) = match r.targets.first() {
+                Some(t) => (format!("patches `{}`", t.text), t.text.clone()),
+                None => (
+                    "edits installed packages with an inline program".to_owned(),
+                    "inline program".to_owned(),
+                ),
+            };
             hits.push(PatchHit {
                 line: r.line,
-                what: format!("patches `{target}`"),
-                subject: target,
+                what,
+                subject,
             });
         }
     }
@@ -114,4 +120,58 @@ pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<P
     }
     hits.sort_by_key(|h| h.line);
     hits
+}
+
+/// What every engine patch of a script is, for matching base and head: any
+/// patch matches any other, so a PR that swaps one modification of the
+/// serving stack for another (a `sed -i` of `cubin_loader.py` for a pinned
+/// flashinfer reinstall, `a694b09`; a wheel version for another,
+/// `3fcf7b8`) keeps the modification the base already had. A patch beyond
+/// the base's count is the PR's own. Lint L23 uses it as the finding's
+/// identity; Check 10 splits with [`split_new`].
+pub(crate) const PATCH_IDENTITY: &str = "modifies the serving stack";
+
+/// The head's patches of a script split into the PR's own and the ones the
+/// base already had, matched as a multiset by [`PATCH_IDENTITY`]: the
+/// head's patches beyond the base's count are new, those on lines the PR
+/// changed first.
+pub(crate) fn split_new(
+    base_count: usize,
+    head: Vec<PatchHit>,
+    changed: impl Fn(usize) -> bool,
+) -> (Vec<PatchHit>, Vec<PatchHit>) {
+    let n_new = head.len().saturating_sub(base_count);
+    let (mut on_changed, mut rest): (Vec<_>, Vec<_>) =
+        head.into_iter().partition(|h| changed(h.line));
+    let mut new: Vec<PatchHit> = on_changed.drain(..n_new.min(on_changed.len())).collect();
+    let more = n_new - new.len();
+    new.extend(rest.drain(..more.min(rest.len())));
+    let mut pre: Vec<PatchHit> = on_changed.into_iter().chain(rest).collect();
+    new.sort_by_key(|h| h.line);
+    pre.sort_by_key(|h| h.line);
+    (new, pre)
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    fn hit(line: usize) -> PatchHit {
+        PatchHit {
+            line,
+            what: String::new(),
+            subject: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_swapped_patch_is_the_bases_and_a_second_one_is_new() {
+        let (new, pre) = split_new(1, vec![hit(27)], |l| l == 27);
+        assert!(new.is_empty());
+        assert_eq!(pre, vec![hit(27)]);
+        let (new, pre) = split_new(1, vec![hit(5), hit(27)], |l| l == 27);
+        assert_eq!((new, pre), (vec![hit(27)], vec![hit(5)]));
+        let (new, _) = split_new(0, vec![hit(5)], |_| false);
+        assert_eq!(new, vec![hit(5)]);
+    }
 }
