@@ -52,6 +52,24 @@ fn cd_outside_engine(f: &ScriptFacts, line: usize) -> bool {
     })
 }
 
+/// The package a VCS requirement builds: its `#egg=` name, else the
+/// repository's name (`git+https://github.com/flashinfer-ai/flashinfer.git@<sha>#egg=flashinfer-python`,
+/// `5faba39^:benchmarks/70b_b200_slurm.sh:23`: an engine wheel built from a
+/// commit is still an engine wheel).
+fn vcs_name(spec: &str) -> Option<String> {
+    let spec = spec.trim_matches(['"', '\'']);
+    if !spec.starts_with("git+") {
+        return None;
+    }
+    if let Some((_, egg)) = spec.split_once("#egg=") {
+        return Some(egg.split('&').next().unwrap_or(egg).to_owned());
+    }
+    let url = spec.split('#').next().unwrap_or(spec);
+    let repo = url.rsplit('/').next()?;
+    let repo = repo.split('@').next().unwrap_or(repo);
+    Some(repo.trim_end_matches(".git").to_owned())
+}
+
 /// Every patch of the serving stack in a script: in-place edits, copies
 /// and heredocs into engine paths (followed through variables), `patch` /
 /// `git apply`, `apply_*patch*.sh`, and engine wheels installed before the
@@ -103,8 +121,8 @@ pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<P
     for inst in &f.installs {
         if first_server.is_some_and(|l| inst.line < l) {
             for r in &inst.requirements {
-                if let Some(n) = &r.name
-                    && engine_wheels.iter().any(|w| w.eq_ignore_ascii_case(n))
+                if let Some(n) = r.name.clone().or_else(|| vcs_name(&r.spec))
+                    && engine_wheels.iter().any(|w| w.eq_ignore_ascii_case(&n))
                 {
                     hits.push(PatchHit {
                         line: r.line,
@@ -162,6 +180,20 @@ mod split_tests {
             what: String::new(),
             subject: String::new(),
         }
+    }
+
+    #[test]
+    fn vcs_requirements_are_named() {
+        assert_eq!(
+            vcs_name("git+https://github.com/flashinfer-ai/flashinfer.git@9720182#egg=flashinfer-python")
+                .as_deref(),
+            Some("flashinfer-python")
+        );
+        assert_eq!(
+            vcs_name("git+https://github.com/vllm-project/vllm.git@abc").as_deref(),
+            Some("vllm")
+        );
+        assert_eq!(vcs_name("flashinfer-python==0.3.0"), None);
     }
 
     #[test]
