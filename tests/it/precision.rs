@@ -196,9 +196,11 @@ fn the_labelled_sample_holds_on_the_real_history() {
         // Nor may it block under another fingerprint with the same rule,
         // file and subject (a rule whose fingerprint changed), unless a
         // true item of that commit holds that key.
-        let held = items
-            .iter()
-            .any(|t| t.label && t.commit == i.commit && (t.rule.clone(), t.file.clone(), t.subject.clone()) == key);
+        let held = items.iter().any(|t| {
+            t.label
+                && t.commit == i.commit
+                && (t.rule.clone(), t.file.clone(), t.subject.clone()) == key
+        });
         if !i.label
             && at.is_some_and(|b| {
                 b.fingerprints.contains(&i.fingerprint) || (!held && b.keys.contains(&key))

@@ -307,10 +307,14 @@ fn a_non_upstream_image_bumped_to_another_is_pre_existing_1568() {
     let rec = replayed("765e11e0c43df83e615cdc649f5db8fe1344dd45");
     let (outcome, reason) = replayed_row(&rec, 6);
     assert_eq!(outcome, "pass", "{reason}");
-    assert!(reason.contains("dsv4-fp4-mi355x-sglang (framework: sglang) keeps"), "{reason}");
+    assert!(
+        reason.contains("dsv4-fp4-mi355x-sglang (framework: sglang) keeps"),
+        "{reason}"
+    );
     let l15 = replayed_lint(&rec, "L15", "amd-master.yaml");
     assert!(
-        l15.iter().any(|f| f["subject"] == "dsv4-fp4-mi355x-sglang" && f["new"] == false),
+        l15.iter()
+            .any(|f| f["subject"] == "dsv4-fp4-mi355x-sglang" && f["new"] == false),
         "{l15:?}"
     );
     assert!(l15.iter().all(|f| f["new"] == false), "{l15:?}");
@@ -334,7 +338,10 @@ fn an_added_non_upstream_image_stays_a_fail_705() {
 fn an_added_arm_of_a_model_that_already_landed_is_no_landing_1800() {
     let (outcome, reason) = row("4cd340734699d854641427cf9603d795cea52c11", 6);
     assert_eq!(outcome, "pass", "{reason}");
-    assert!(reason.contains("landed on gb200 before this PR"), "{reason}");
+    assert!(
+        reason.contains("landed on gb200 before this PR"),
+        "{reason}"
+    );
 }
 
 /// Adjudicated items L23-011, L23-034 and C10-009 (subjects without a PR

@@ -138,9 +138,9 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 Some(n) => split_new(n, head, |l| added.iter().any(|(a, _)| *a == l)),
                 // No base text (an added script, or a snapshot without the
                 // base side): the patches on added lines are the PR's.
-                None => head.into_iter().partition(|h| {
-                    f.status == "added" || added.iter().any(|(l, _)| *l == h.line)
-                }),
+                None => head
+                    .into_iter()
+                    .partition(|h| f.status == "added" || added.iter().any(|(l, _)| *l == h.line)),
             };
             hits.extend(new.into_iter().map(|h| (f.path.clone(), h.line, h.what)));
             pre.extend(old.into_iter().map(|h| (f.path.clone(), h.line, h.what)));

@@ -185,8 +185,10 @@ mod split_tests {
     #[test]
     fn vcs_requirements_are_named() {
         assert_eq!(
-            vcs_name("git+https://github.com/flashinfer-ai/flashinfer.git@9720182#egg=flashinfer-python")
-                .as_deref(),
+            vcs_name(
+                "git+https://github.com/flashinfer-ai/flashinfer.git@9720182#egg=flashinfer-python"
+            )
+            .as_deref(),
             Some("flashinfer-python")
         );
         assert_eq!(
