@@ -704,6 +704,63 @@ async fn job_count(
     Ok(list.throughput_len() + list.eval_len())
 }
 
+/// Checks and the lint rules that encode the same rule (issue 17 item 9):
+/// on each commit both should flag or both stay silent.
+const PAIRS: [(u8, &[&str]); 7] = [
+    (10, &["L23"]),
+    (11, &["L19", "L20", "L22", "L27", "L28"]),
+    (13, &["L24"]),
+    (9, &["L25"]),
+    (7, &["L18"]),
+    (6, &["L15"]),
+    (15, &["L17"]),
+];
+
+/// Commits where one side of a pair flags and the other is silent. A check
+/// flags with a FAIL row, the lint with a new error of one of its rules:
+/// what blocks on each side.
+#[derive(Debug, Clone, Default, Serialize)]
+struct PairTally {
+    check_only: usize,
+    lint_only: usize,
+    /// The first commits of each kind (short ids), to read.
+    check_only_commits: Vec<String>,
+    lint_only_commits: Vec<String>,
+}
+
+impl PairTally {
+    const SHOWN: usize = 10;
+
+    fn add(&mut self, r: &Record, check: u8, rules: &[&str]) {
+        let fails = r
+            .check
+            .rows
+            .iter()
+            .any(|row| row.check == check && row.outcome == Outcome::Fail);
+        let errs = r
+            .lint
+            .findings
+            .iter()
+            .any(|f| f.new && f.severity == Severity::Error && rules.contains(&f.rule));
+        let short = r.commit[..r.commit.len().min(7)].to_owned();
+        match (fails, errs) {
+            (true, false) => {
+                self.check_only += 1;
+                if self.check_only_commits.len() < Self::SHOWN {
+                    self.check_only_commits.push(short);
+                }
+            }
+            (false, true) => {
+                self.lint_only += 1;
+                if self.lint_only_commits.len() < Self::SHOWN {
+                    self.lint_only_commits.push(short);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Per-rule counts over the replay.
 #[derive(Debug, Clone, Default, Serialize)]
 struct RuleTally {
@@ -749,6 +806,9 @@ struct Summary {
     rules: BTreeMap<&'static str, RuleTally>,
     /// Verdict rows: check number → outcome → commits.
     rows: BTreeMap<u8, BTreeMap<&'static str, usize>>,
+    /// Paired check and lint rules: commits where only one side flags,
+    /// keyed `C10/L23`.
+    pairs: BTreeMap<String, PairTally>,
     fingerprint_key: &'static str,
 }
 
@@ -782,8 +842,13 @@ impl Summary {
             check_time: None,
             rules: BTreeMap::new(),
             rows: BTreeMap::new(),
+            pairs: BTreeMap::new(),
             fingerprint_key: FINGERPRINT_KEY,
         };
+        let pair_name = |c: u8, rules: &[&str]| format!("C{c:02}/{}", rules.join(","));
+        for (c, rules) in PAIRS {
+            s.pairs.insert(pair_name(c, rules), PairTally::default());
+        }
         let mut fps: BTreeMap<&'static str, BTreeSet<&str>> = BTreeMap::new();
         for r in records.iter().filter(|r| r.skipped.is_none()) {
             *s.lint_exits.entry(r.lint.exit).or_default() += 1;
@@ -807,6 +872,11 @@ impl Summary {
                     fps.entry(f.rule).or_default().insert(&f.fingerprint);
                 } else {
                     t.pre_existing += 1;
+                }
+            }
+            for (c, rules) in PAIRS {
+                if let Some(t) = s.pairs.get_mut(&pair_name(c, rules)) {
+                    t.add(r, c, rules);
                 }
             }
             for row in &r.check.rows {
@@ -872,6 +942,13 @@ impl Summary {
                 t.new_info,
                 t.pre_existing,
                 t.fingerprints
+            ));
+        }
+        out.push_str("\npair (check/lint)              check only  lint only\n");
+        for (name, t) in &self.pairs {
+            out.push_str(&format!(
+                "{name:<30} {:>10}  {:>9}\n",
+                t.check_only, t.lint_only
             ));
         }
         out.push_str("\ncheck  PASS  FAIL  REVIEW  N/A\n");

@@ -69,6 +69,7 @@ fn existing(rule: &'static str, severity: Severity, file: &str, line: usize) -> 
             message: format!("`{rule}` was already there"),
             fix: None,
             subject: None,
+            identity: None,
         },
         fingerprint: "0".repeat(32),
         baseline: BaselineState::Unchanged,

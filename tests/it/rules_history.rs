@@ -237,3 +237,179 @@ fn check12_runs_the_changelog_gate_locally_2647() {
     assert!(!reason.contains("check runs were not provided"), "{reason}");
     assert_ne!(outcome, "n/a", "{reason}");
 }
+
+/// New errors of `rule` in files ending with `file`.
+fn new_errors<'a>(fs: &'a [Value], rule: &str, file: &str) -> Vec<&'a Value> {
+    findings(fs, rule, file)
+        .into_iter()
+        .filter(|f| f["severity"] == "error" && f["baseline"] == "new")
+        .collect()
+}
+
+/// The replay's record of one commit (`sweepgate replay --sample`): the
+/// layout table gives the paths of its era (`.github/configs/` before
+/// #1992), which the plain `lint` and `check` commands do not.
+fn replayed(commit: &str) -> Value {
+    use std::io::Write;
+    use sweepgate::cli::replay::{self, Args, Format};
+    let mut list = tempfile::NamedTempFile::new().unwrap();
+    writeln!(list, "{commit}").unwrap();
+    let mut args = Args::new(repo());
+    args.sample = Some(list.path().to_owned());
+    args.format = Format::Json;
+    args.no_times = true;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut out = String::new();
+    let done = rt
+        .block_on(replay::replay(&args, &mut |l: &str| {
+            out.push_str(l);
+            Ok(())
+        }))
+        .unwrap();
+    assert!(done.ok, "a tool crashed: {}", done.summary);
+    serde_json::from_str(out.lines().next().unwrap()).unwrap()
+}
+
+/// `(outcome, reason)` of check `n` in a replayed record.
+fn replayed_row(rec: &Value, n: u64) -> (String, String) {
+    let r = rec["check"]["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["check"].as_u64() == Some(n))
+        .unwrap_or_else(|| panic!("no row {n}: {rec}"));
+    (
+        r["outcome"].as_str().unwrap_or("").to_owned(),
+        r["detail"]["reason"].as_str().unwrap_or("").to_owned(),
+    )
+}
+
+/// Lint findings of `rule` in a replayed record: `(new, severity)`.
+fn replayed_lint<'a>(rec: &'a Value, rule: &str, file: &str) -> Vec<&'a Value> {
+    rec["lint"]["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["rule"] == rule && f["file"].as_str().is_some_and(|p| p.ends_with(file)))
+        .collect()
+}
+
+/// Adjudicated precision items C06-022/025/034 (`docs/precision.md`):
+/// #1568 (`765e11e`) bumps `dsv4-fp4-mi355x-sglang` from one `rocm/sgl-dev`
+/// DSv4 build to another (`.github/configs/amd-master.yaml:1816`). The key
+/// was off upstream on the default branch already: pre-existing for Check
+/// 6 and for its lint L15 alike, and still reported as pre-existing.
+#[test]
+fn a_non_upstream_image_bumped_to_another_is_pre_existing_1568() {
+    let rec = replayed("765e11e0c43df83e615cdc649f5db8fe1344dd45");
+    let (outcome, reason) = replayed_row(&rec, 6);
+    // A PASS row carries no detail in the replay record.
+    assert_eq!(outcome, "pass", "{reason}");
+    // L15 does not run on this era's layout in the replay (its counts:
+    // docs/precision.md), so only the check side is asserted here.
+}
+
+/// An image moved off upstream is the PR's own: `0513746` (#705) adds
+/// `qwen3.5-bf16-mi355x-sglang` with `rocm/sgl-dev:v0.5.8.post1-…`
+/// (`.github/configs/amd-master.yaml:140`, precision item C06-002, true).
+#[test]
+fn an_added_non_upstream_image_stays_a_fail_705() {
+    let rec = replayed("0513746");
+    let (outcome, reason) = replayed_row(&rec, 6);
+    assert_eq!(outcome, "fail", "{reason}");
+}
+
+/// Adjudicated item C06-003: #1800 (`4cd3407`) adds
+/// `glm5-fp4-gb200-dynamo-trt-mtp` (`configs/nvidia-master.yaml:2985`)
+/// beside `glm5-fp4-gb200-dynamo-trt`, which served GLM-5 on gb200 before
+/// the PR: the TRT landing is not this PR's.
+#[test]
+fn an_added_arm_of_a_model_that_already_landed_is_no_landing_1800() {
+    let (outcome, reason) = row("4cd340734699d854641427cf9603d795cea52c11", 6);
+    assert_eq!(outcome, "pass", "{reason}");
+    assert!(
+        reason.contains("landed on gb200 before this PR"),
+        "{reason}"
+    );
+}
+
+/// Adjudicated items L23-011, L23-034 and C10-009 (subjects without a PR
+/// number): `a694b09` swaps the `cubin_loader.py` `sed -i` for a pinned
+/// flashinfer reinstall (`benchmarks/gptoss_fp4_b200_slurm.sh:27`),
+/// `3fcf7b8` one flashinfer version for another
+/// (`benchmarks/70b_fp4_b200_slurm.sh:28`), `75f9875` the reinstall for the
+/// `sed -i` (`benchmarks/70b_fp4_b200_docker.sh:19`). The scripts modified
+/// the engine before: pre-existing for L23 and Check 10 alike (Check 10
+/// asks a person to confirm the old patch is sanctioned: REVIEW).
+#[test]
+fn a_swapped_engine_patch_is_pre_existing_a694b09_3fcf7b8_75f9875() {
+    for (c, file) in [
+        ("a694b09", "benchmarks/gptoss_fp4_b200_slurm.sh"),
+        ("3fcf7b8", "benchmarks/70b_fp4_b200_slurm.sh"),
+        ("75f9875", "benchmarks/70b_fp4_b200_docker.sh"),
+    ] {
+        let rec = replayed(c);
+        let l23 = replayed_lint(&rec, "L23", file);
+        assert!(!l23.is_empty(), "{c}: {rec}");
+        assert!(l23.iter().all(|f| f["new"] == false), "{c}: {l23:?}");
+        // The row may FAIL for another script of the same commit
+        // (`3fcf7b8` also uncomments a reinstall in
+        // `70b_fp8_b200_slurm.sh`, a true positive), never for this one.
+        let (outcome, reason) = replayed_row(&rec, 10);
+        assert!(
+            !(outcome == "fail" && reason.starts_with(file)),
+            "{c}: {outcome} {reason}"
+        );
+    }
+}
+
+/// A patch beside none at base is the PR's own: `26b2ac6` (#2428) adds a
+/// `sed -i` to a script that patched nothing (the case above), and stays an
+/// L23 error.
+#[test]
+fn an_added_engine_patch_stays_new_2428() {
+    let fs = lint("26b2ac6eeb6745fc610b32e333e23fa6f8281c11", "2428");
+    assert_eq!(
+        new_errors(&fs, "L23", "agentic/qwen3.5_fp8_h200_mtp.sh").len(),
+        1,
+        "{fs:?}"
+    );
+}
+
+/// Adjudicated item L23-031: #1188 (`fa882f8`) adds a script whose python
+/// heredoc rewrites installed distributions' metadata
+/// (`benchmarks/single_node/dsv4_fp8_mi355x_vllm.sh:51`): still the PR's
+/// engine modification, now named as an inline program instead of the
+/// heredoc's whole source.
+#[test]
+fn an_inline_program_is_named_not_quoted_1188() {
+    let fs = lint("fa882f87256f9b02429047990b1c12f2abb2b05d", "1188");
+    let l23: Vec<_> = new_errors(&fs, "L23", "dsv4_fp8_mi355x_vllm.sh")
+        .into_iter()
+        .filter(|f| f["line"] == 51)
+        .collect();
+    assert_eq!(l23.len(), 1, "{fs:?}");
+    assert_eq!(l23[0]["subject"], "inline program");
+    assert!(
+        l23[0]["message"].as_str().is_some_and(|m| m.len() < 200),
+        "{:?}",
+        l23[0]["message"]
+    );
+}
+
+/// Adjudicated item L12-016: #1571 (`61e57fb`) keeps the disabled
+/// `lmcache-mp` arm, whose `agentic_pip_install … lmcache`
+/// (`benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh:152`) follows an
+/// unconditional `exit 1` (`:140`): it never runs.
+#[test]
+fn an_install_after_exit_never_runs_1571() {
+    let fs = lint("61e57fbc8b00e3fe27b853318787ad1ab9581205", "1571");
+    let l12: Vec<_> = findings(&fs, "L12", "agentic/dsv4_fp4_b200_vllm.sh")
+        .into_iter()
+        .filter(|f| f["line"] == 152)
+        .collect();
+    assert!(l12.is_empty(), "{l12:?}");
+}

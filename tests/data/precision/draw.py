@@ -21,7 +21,17 @@ and writes, into the output folder:
 A verdict row has no base side: every FAIL row counts as the PR's own.
 The draw depends only on the replay's findings, so the same replay gives
 the same sample.
+
+The second draw (after the fixes of the first sample's false-positive
+classes and the adjudication, docs/precision.md "Second draw") uses other
+seeds and file names, and carries a first-sample label over only where
+the same finding (commit and fingerprint) was labelled there:
+
+    python3 tests/data/precision/draw.py replay.jsonl tests/data/precision \
+        --seed 5917 --blind-seed 59170 --sample sample2.tsv --blind blind2.tsv \
+        --carry sample.tsv
 """
+import argparse
 import csv
 import json
 import math
@@ -102,8 +112,8 @@ def add(pop, item, seen):
         by_fp[item["fingerprint"]]["commits"] += 1
 
 
-def draw(pop):
-    rng = random.Random(SEED)
+def draw(pop, seed=SEED):
+    rng = random.Random(seed)
     sample = []
     for rule in sorted(pop):
         fps = sorted(pop[rule])
@@ -113,8 +123,8 @@ def draw(pop):
     return sample
 
 
-def blind(sample):
-    rng = random.Random(BLIND_SEED)
+def blind(sample, seed=BLIND_SEED):
+    rng = random.Random(seed)
     out = []
     rules = sorted({s["rule"] for s in sample})
     for rule in rules:
@@ -140,10 +150,36 @@ def write(path, columns, rows):
             w.writerow(r)
 
 
+def carried(path):
+    """(commit, fingerprint) -> labelled row of an earlier sample."""
+    if not path.exists():
+        return {}
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = csv.DictReader(f, delimiter="\t")
+        out = {}
+        for r in rows:
+            if r.get("label"):
+                out[(r["commit"], r["fingerprint"])] = r
+                # The same finding under a fingerprint that changed (a rule
+                # that now matches by identity, L15 and L23): same commit,
+                # rule, place and message.
+                out[(r["commit"], r["rule"], r["location"], r["message"])] = r
+        return out
+
+
 def main():
-    replay, out = Path(sys.argv[1]), Path(sys.argv[2])
+    ap = argparse.ArgumentParser()
+    ap.add_argument("replay", type=Path)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--blind-seed", type=int, default=BLIND_SEED)
+    ap.add_argument("--sample", default="sample.tsv")
+    ap.add_argument("--blind", default="blind.tsv")
+    ap.add_argument("--carry", default=None, help="an earlier labelled sample")
+    a = ap.parse_args()
+    out = a.out
     out.mkdir(parents=True, exist_ok=True)
-    pop = population(replay)
+    pop = population(a.replay)
     flat = [
         dict(v, fingerprint=fp)
         for rule in sorted(pop)
@@ -154,14 +190,23 @@ def main():
         ["rule", "fingerprint", "commits", "commit", "pr", "location", "subject", "message"],
         flat,
     )
-    sample = draw(pop)
-    old = previous_labels(out / "sample.tsv")
+    sample = draw(pop, a.seed)
+    old = previous_labels(out / a.sample)
+    carry = carried(out / a.carry) if a.carry else {}
     for s in sample:
         prev = old.get((s["id"], s["fingerprint"]))
+        same = carry.get((s["commit"], s["fingerprint"])) or carry.get(
+            (s["commit"], s["rule"], s["location"], s["message"])
+        )
+        if prev is None and same is not None:
+            prev = dict(same)
+            prev["reason"] = f"(as {prev['id']}) {prev['reason']}"
         s["label"] = prev["label"] if prev else ""
         s["reason"] = prev["reason"] if prev else ""
-    write(out / "sample.tsv", COLUMNS + ["fingerprint"], sample)
-    write(out / "blind.tsv", BLIND_COLUMNS, blind(sample))
+    write(out / a.sample, COLUMNS + ["fingerprint"], sample)
+    # The second blind subset names only what the labeller must judge.
+    cols = BLIND_COLUMNS if a.blind == "blind.tsv" else ["id", "rule", "commit", "location", "message"]
+    write(out / a.blind, cols, blind(sample, a.blind_seed))
     for rule in sorted(pop):
         n = sum(1 for s in sample if s["rule"] == rule)
         print(f"{rule}\t{len(pop[rule])} fingerprints\t{n} drawn")

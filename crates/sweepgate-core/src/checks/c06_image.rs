@@ -70,10 +70,13 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 // The predicate lint L15 uses. A PR is judged on what it
                 // changes: a key that keeps its image (`9bfcebf`, #689,
                 // changes only its search space) does not introduce it.
-                let introduced = facts
-                    .masters_base
-                    .get(&k.key)
-                    .is_none_or(|b| b.image() != e.image());
+                // Nor does one that bumps a non-upstream image to another
+                // non-upstream build (`765e11e` #1568, `3f529cd` #1000,
+                // `34bedd5` #445: rocm/sgl-dev to rocm/sgl-dev): the key
+                // was off upstream on the default branch already.
+                let introduced = facts.masters_base.get(&k.key).is_none_or(|b| {
+                    b.image() != e.image() && ImageRef::parse(b.image()).is_upstream(&ns)
+                });
                 if introduced && !ImageRef::parse(e.image()).is_upstream(&ns) {
                     if let Some(w) = exception {
                         return CheckResult::review(
@@ -126,15 +129,30 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         }
         // The same model is the same model whatever its `model-prefix`
         // says (`0f24199`, #617: `dsr1-fp8` beside `dsr1`).
-        let sibling = facts.masters_head.values().find(|o| {
+        let same = |o: &&crate::checks::snapshot::MasterEntry| {
             o.key != k.key
                 && (o.prefix() == e.prefix() || (!e.model().is_empty() && o.model() == e.model()))
                 && o.sku() == sku
-                && o.family() != Family::Other
-        });
-        match sibling {
-            Some(o) => notes.push(format!("{} ({fw}) follows {}", k.key, o.key)),
-            None => {
+        };
+        let sibling = facts
+            .masters_head
+            .values()
+            .find(|o| same(o) && o.family() != Family::Other);
+        // The model already landed on this SKU through another framework
+        // before this PR: an added arm of it (`4cd3407`, #1800, adds
+        // `glm5-fp4-gb200-dynamo-trt-mtp` beside the base's
+        // `glm5-fp4-gb200-dynamo-trt`) lands nothing new.
+        let landed = facts
+            .masters_base
+            .values()
+            .find(|o| same(o) && o.family() == Family::Other);
+        match (sibling, landed) {
+            (Some(o), _) => notes.push(format!("{} ({fw}) follows {}", k.key, o.key)),
+            (None, Some(o)) => notes.push(format!(
+                "{} ({fw}) joins {}, which landed on {sku} before this PR",
+                k.key, o.key
+            )),
+            (None, None) => {
                 if let Some(w) = exception {
                     return CheckResult::review(
                         N,

@@ -10,7 +10,7 @@ use regex::Regex;
 
 use super::{CheckResult, Evidence, Snapshot, added_lines};
 use crate::config::RepoConfig;
-use crate::recipe::script::{engine_patches, parse_script};
+use crate::recipe::script::{engine_patches, parse_script, split_new};
 
 const N: u8 = 10;
 
@@ -122,11 +122,28 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             .flatten()
             .and_then(|t| parse_script(&f.path, t.as_bytes()).ok());
         if let Some(facts) = facts {
-            for h in engine_patches(&facts, &wheels) {
-                let new = f.status == "added" || added.iter().any(|(l, _)| *l == h.line);
-                let hit = (f.path.clone(), h.line, h.what);
-                if new { hits.push(hit) } else { pre.push(hit) }
-            }
+            // The base's patches of the same script (at its base path),
+            // matched as lint L23's baseline matches them: a PR that swaps
+            // one patch for another keeps the base's (`docs/precision.md`).
+            let base_count = (f.status != "added")
+                .then(|| {
+                    let at = f.previous_path.as_deref().unwrap_or(&f.path);
+                    s.base_files.get(at)
+                })
+                .flatten()
+                .and_then(|t| parse_script(&f.path, t.as_bytes()).ok())
+                .map(|b| engine_patches(&b, &wheels).len());
+            let head = engine_patches(&facts, &wheels);
+            let (new, old) = match base_count {
+                Some(n) => split_new(n, head, |l| added.iter().any(|(a, _)| *a == l)),
+                // No base text (an added script, or a snapshot without the
+                // base side): the patches on added lines are the PR's.
+                None => head
+                    .into_iter()
+                    .partition(|h| f.status == "added" || added.iter().any(|(l, _)| *l == h.line)),
+            };
+            hits.extend(new.into_iter().map(|h| (f.path.clone(), h.line, h.what)));
+            pre.extend(old.into_iter().map(|h| (f.path.clone(), h.line, h.what)));
             continue;
         }
         // Documentation runs nothing: `np.diff` in a README is no patch

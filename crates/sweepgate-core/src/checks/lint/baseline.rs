@@ -122,7 +122,15 @@ fn strip_line_suffix(word: &str) -> String {
 /// head path to its base path first): 16 bytes of SHA-256, hex.
 pub fn fingerprint(f: &Finding, file: &str) -> String {
     let mut h = Sha256::new();
-    for part in [f.rule, file, subject(f), &normalise(&f.message)] {
+    let norm;
+    let parts: [&str; 4] = match f.identity.as_deref() {
+        Some(id) => [f.rule, file, id, ""],
+        None => {
+            norm = normalise(&f.message);
+            [f.rule, file, subject(f), &norm]
+        }
+    };
+    for part in parts {
         h.update(part.as_bytes());
         h.update([0]);
     }

@@ -6,7 +6,7 @@
 
 use super::context::Context;
 use super::{Finding, Rule, Severity};
-use crate::recipe::script::{RequirementKind, ScriptFacts};
+use crate::recipe::script::{Arm, RequirementKind, ScriptFacts};
 
 pub(crate) const RULE: Rule = Rule {
     id: "L12",
@@ -32,6 +32,15 @@ fn checked_out_commit_before(f: &ScriptFacts, line: usize) -> bool {
     })
 }
 
+/// An `exit` earlier in the same arm (not behind `&&`/`||`, which are arms
+/// of their own) ends the script before `line` runs: `61e57fb` (#1571)
+/// keeps a disabled `lmcache-mp` arm whose install follows `exit 1`.
+fn unreachable(f: &ScriptFacts, line: usize, branch: &[Arm]) -> bool {
+    f.commands
+        .iter()
+        .any(|c| c.name == "exit" && c.line < line && c.branch == branch)
+}
+
 fn server_names(f: &ScriptFacts, pkg: &str) -> bool {
     let n = norm(pkg);
     f.servers.iter().any(|s| {
@@ -48,6 +57,9 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         let f = &s.facts;
         let first_server = f.first_server_line();
         for inst in &f.installs {
+            if unreachable(f, inst.line, &inst.branch) {
+                continue;
+            }
             let before_server = first_server.is_some_and(|l| inst.line < l);
             for req in &inst.requirements {
                 let unpinned = match req.kind {

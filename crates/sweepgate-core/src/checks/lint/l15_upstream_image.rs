@@ -55,6 +55,10 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 ),
             )
             .subject(e.key.clone())
+            // The key off upstream is the problem, whichever build: a bump
+            // from one non-upstream build to another keeps the base's
+            // (Check 6a, `765e11e` #1568).
+            .identity(format!("{} non-upstream", e.key))
             .fix(format!(
                 "use an upstream image ({want} on Docker Hub), or document a new-hardware exception"
             )),

@@ -40,6 +40,19 @@ fn classify(link: &str, repos: &[&str], placeholders: &[String]) -> Link {
     }
 }
 
+/// How many times `text` links PR `n` (`/pull/<n>` not followed by a digit).
+fn links_to(text: &str, n: u64) -> usize {
+    let pat = format!("/pull/{n}");
+    text.match_indices(&pat)
+        .filter(|(i, _)| {
+            !text[i + pat.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        })
+        .count()
+}
+
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let cfg = &ctx.input.config;
     let d = &ctx.input.data;
@@ -51,10 +64,9 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         .master_configs
         .iter()
         .any(|m| ctx.input.is_changed(m));
-    if master_changed
-        && new_entries.is_empty()
-        && (!ctx.direct_keys().is_empty() || !ctx.removed_keys.is_empty())
-    {
+    // A PR that only removes keys has nothing to sweep (`f9b33e8`, #2227,
+    // a revert that drops a key and its entry).
+    if master_changed && new_entries.is_empty() && !ctx.direct_keys().is_empty() {
         let (file, line) = ctx
             .direct_keys()
             .first()
@@ -92,6 +104,8 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             );
         }
     }
+    let text = |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
+    let (base_text, head_text) = (text(ctx.input.base(path)), text(ctx.input.head(path)));
     for e in new_entries {
         let link = &e.pr_link;
         let repos: Vec<&str> = std::iter::once(d.repository.as_str())
@@ -99,8 +113,15 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             .collect();
         match classify(&link.value, &repos, &d.link_placeholders) {
             Link::Pr(n) => {
+                // Another PR's link the base already carried as often (a
+                // reformatted entry: `d79757f`, #343, turns `PR: …/pull/95`
+                // lines into `pr-link` fields; a renamed repository:
+                // `5f4a8fa`, #759) is that PR's old entry, not this PR's. A
+                // copy beyond the base's count is new (a duplicated entry).
+                let old = links_to(&head_text, n) <= links_to(&base_text, n);
                 if let Some(pr) = ctx.input.pr
                     && n != pr
+                    && !old
                 {
                     out.push(
                         Finding::new(
@@ -164,4 +185,15 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod link_count_tests {
+    #[test]
+    fn links_are_counted_by_number() {
+        let t = "PR: https://x/pull/95\npr-link: https://y/pull/95\n- https://y/pull/950\n";
+        assert_eq!(super::links_to(t, 95), 2);
+        assert_eq!(super::links_to(t, 950), 1);
+        assert_eq!(super::links_to(t, 9), 0);
+    }
 }

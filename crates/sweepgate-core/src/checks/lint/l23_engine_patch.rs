@@ -5,7 +5,7 @@
 
 use super::context::Context;
 use super::{Finding, Rule, Severity};
-use crate::recipe::script::engine_patches;
+use crate::recipe::script::{PATCH_IDENTITY, engine_patches};
 
 pub(crate) const RULE: Rule = Rule {
     id: "L23",
@@ -43,6 +43,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             out.push(
                 Finding::new("L23", Severity::Error, &f.path, h.line, format!("this script {}: the benchmark would not measure the unmodified upstream engine", h.what))
                     .subject(h.subject)
+                    .identity(PATCH_IDENTITY)
                     .fix(format!("use an image that needs no patch, or add the waiver `{waiver}` naming this script")),
             );
         }

@@ -98,6 +98,13 @@ pub struct Finding {
     /// variable, flag or entry): part of its fingerprint.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
+    /// What makes two findings the same problem, when that is less than
+    /// the subject and message: it replaces them in the fingerprint. A PR
+    /// that swaps one engine patch for another, or bumps a non-upstream
+    /// image to another non-upstream build, keeps the problem the base
+    /// already had (`docs/precision.md`, adjudicated items).
+    #[serde(skip)]
+    pub identity: Option<String>,
 }
 
 impl Finding {
@@ -116,11 +123,17 @@ impl Finding {
             message: message.into(),
             fix: None,
             subject: None,
+            identity: None,
         }
     }
 
     pub(crate) fn subject(mut self, subject: impl Into<String>) -> Self {
         self.subject = Some(subject.into());
+        self
+    }
+
+    pub(crate) fn identity(mut self, identity: impl Into<String>) -> Self {
+        self.identity = Some(identity.into());
         self
     }
 

@@ -34,7 +34,7 @@ const MAX_SPLAT_DEPTH: usize = 8;
 
 pub(crate) use chat::{ChatUse, chat_use};
 pub use facts::*;
-pub(crate) use patches::engine_patches;
+pub(crate) use patches::{PATCH_IDENTITY, engine_patches, split_new};
 
 /// tree-sitter-bash's external scanner reads out of bounds on characters
 /// far outside the Basic Multilingual Plane (`{` then U+E0000 crashes the

@@ -52,6 +52,24 @@ fn cd_outside_engine(f: &ScriptFacts, line: usize) -> bool {
     })
 }
 
+/// The package a VCS requirement builds: its `#egg=` name, else the
+/// repository's name (`git+https://github.com/flashinfer-ai/flashinfer.git@<sha>#egg=flashinfer-python`,
+/// `5faba39^:benchmarks/70b_b200_slurm.sh:23`: an engine wheel built from a
+/// commit is still an engine wheel).
+fn vcs_name(spec: &str) -> Option<String> {
+    let spec = spec.trim_matches(['"', '\'']);
+    if !spec.starts_with("git+") {
+        return None;
+    }
+    if let Some((_, egg)) = spec.split_once("#egg=") {
+        return Some(egg.split('&').next().unwrap_or(egg).to_owned());
+    }
+    let url = spec.split('#').next().unwrap_or(spec);
+    let repo = url.rsplit('/').next()?;
+    let repo = repo.split('@').next().unwrap_or(repo);
+    Some(repo.trim_end_matches(".git").to_owned())
+}
+
 /// Every patch of the serving stack in a script: in-place edits, copies
 /// and heredocs into engine paths (followed through variables), `patch` /
 /// `git apply`, `apply_*patch*.sh`, and engine wheels installed before the
@@ -68,14 +86,20 @@ pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<P
             _ => target_is_engine(f, r),
         };
         if engine {
-            let target = r
-                .targets
-                .first()
-                .map_or_else(|| r.detail.clone(), |t| t.text.clone());
+            // An inline program names no target: quote it by what it is,
+            // not by its whole source (`fa882f8`, #1188, quoted a
+            // 90-line heredoc as the patched path).
+            let (what, subject) = match r.targets.first() {
+                Some(t) => (format!("patches `{}`", t.text), t.text.clone()),
+                None => (
+                    "edits installed packages with an inline program".to_owned(),
+                    "inline program".to_owned(),
+                ),
+            };
             hits.push(PatchHit {
                 line: r.line,
-                what: format!("patches `{target}`"),
-                subject: target,
+                what,
+                subject,
             });
         }
     }
@@ -97,8 +121,8 @@ pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<P
     for inst in &f.installs {
         if first_server.is_some_and(|l| inst.line < l) {
             for r in &inst.requirements {
-                if let Some(n) = &r.name
-                    && engine_wheels.iter().any(|w| w.eq_ignore_ascii_case(n))
+                if let Some(n) = r.name.clone().or_else(|| vcs_name(&r.spec))
+                    && engine_wheels.iter().any(|w| w.eq_ignore_ascii_case(&n))
                 {
                     hits.push(PatchHit {
                         line: r.line,
@@ -114,4 +138,74 @@ pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<P
     }
     hits.sort_by_key(|h| h.line);
     hits
+}
+
+/// What every engine patch of a script is, for matching base and head: any
+/// patch matches any other, so a PR that swaps one modification of the
+/// serving stack for another (a `sed -i` of `cubin_loader.py` for a pinned
+/// flashinfer reinstall, `a694b09`; a wheel version for another,
+/// `3fcf7b8`) keeps the modification the base already had. A patch beyond
+/// the base's count is the PR's own. Lint L23 uses it as the finding's
+/// identity; Check 10 splits with [`split_new`].
+pub(crate) const PATCH_IDENTITY: &str = "modifies the serving stack";
+
+/// The head's patches of a script split into the PR's own and the ones the
+/// base already had, matched as a multiset by [`PATCH_IDENTITY`]: the
+/// head's patches beyond the base's count are new, those on lines the PR
+/// changed first.
+pub(crate) fn split_new(
+    base_count: usize,
+    head: Vec<PatchHit>,
+    changed: impl Fn(usize) -> bool,
+) -> (Vec<PatchHit>, Vec<PatchHit>) {
+    let n_new = head.len().saturating_sub(base_count);
+    let (mut on_changed, mut rest): (Vec<_>, Vec<_>) =
+        head.into_iter().partition(|h| changed(h.line));
+    let mut new: Vec<PatchHit> = on_changed.drain(..n_new.min(on_changed.len())).collect();
+    let more = n_new - new.len();
+    new.extend(rest.drain(..more.min(rest.len())));
+    let mut pre: Vec<PatchHit> = on_changed.into_iter().chain(rest).collect();
+    new.sort_by_key(|h| h.line);
+    pre.sort_by_key(|h| h.line);
+    (new, pre)
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    fn hit(line: usize) -> PatchHit {
+        PatchHit {
+            line,
+            what: String::new(),
+            subject: String::new(),
+        }
+    }
+
+    #[test]
+    fn vcs_requirements_are_named() {
+        assert_eq!(
+            vcs_name(
+                "git+https://github.com/flashinfer-ai/flashinfer.git@9720182#egg=flashinfer-python"
+            )
+            .as_deref(),
+            Some("flashinfer-python")
+        );
+        assert_eq!(
+            vcs_name("git+https://github.com/vllm-project/vllm.git@abc").as_deref(),
+            Some("vllm")
+        );
+        assert_eq!(vcs_name("flashinfer-python==0.3.0"), None);
+    }
+
+    #[test]
+    fn a_swapped_patch_is_the_bases_and_a_second_one_is_new() {
+        let (new, pre) = split_new(1, vec![hit(27)], |l| l == 27);
+        assert!(new.is_empty());
+        assert_eq!(pre, vec![hit(27)]);
+        let (new, pre) = split_new(1, vec![hit(5), hit(27)], |l| l == 27);
+        assert_eq!((new, pre), (vec![hit(27)], vec![hit(5)]));
+        let (new, _) = split_new(0, vec![hit(5)], |_| false);
+        assert_eq!(new, vec![hit(5)]);
+    }
 }
