@@ -51,6 +51,12 @@ pub struct BenchArgs {
     /// replay).
     #[arg(long)]
     pub only: Option<String>,
+    /// Commits of the replay benchmark, the newest ones (0: the whole
+    /// history). The default keeps a full bench within about 15 minutes on
+    /// the 2-core machine; the whole-history time is then projected from
+    /// the rate.
+    #[arg(long, default_value_t = 400)]
+    pub replay_last: usize,
     /// Skip the instruction counts (valgrind --tool=callgrind).
     #[arg(long)]
     pub no_callgrind: bool,
