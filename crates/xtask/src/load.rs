@@ -248,15 +248,20 @@ fn payload_for(body: &str, number: usize) -> anyhow::Result<String> {
         rest = &after[digits..];
     }
     out.push_str(rest);
-    anyhow::ensure!(seen >= 2, "the payload has {seen} numeric \"number\" fields, not 2");
+    anyhow::ensure!(
+        seen >= 2,
+        "the payload has {seen} numeric \"number\" fields, not 2"
+    );
     Ok(out)
 }
 
 /// Sends `total` requests, request `i` at `i / rate` seconds, as PR
 /// `i % bodies.len()`.
 async fn send_all(url: &str, bodies: &[bytes::Bytes], rate: f64, total: usize) -> Vec<Answer> {
-    let signed: Vec<(bytes::Bytes, String)> =
-        bodies.iter().map(|b| (b.clone(), sign(SECRET, b))).collect();
+    let signed: Vec<(bytes::Bytes, String)> = bodies
+        .iter()
+        .map(|b| (b.clone(), sign(SECRET, b)))
+        .collect();
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(1024)
         .tcp_nodelay(true)
@@ -474,7 +479,13 @@ pub async fn main(args: LoadArgs) -> anyhow::Result<ExitCode> {
     } else {
         println!(
             "{}, {} workers: {:.0}/s offered for {} s after {} s warm-up, {}-byte {EVENT} payload over {} PRs",
-            r.durability, r.workers, r.offered_per_s, r.duration_s, r.warmup_s, r.payload_bytes, r.prs
+            r.durability,
+            r.workers,
+            r.offered_per_s,
+            r.duration_s,
+            r.warmup_s,
+            r.payload_bytes,
+            r.prs
         );
         println!("{}", r.summary());
     }

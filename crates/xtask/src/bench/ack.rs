@@ -286,9 +286,8 @@ pub(crate) async fn rows(args: &BenchArgs, r: &mut Report) -> anyhow::Result<()>
             ),
             figure: format!(
                 "{} (steps: {})",
-                res.max_sustained.map_or("below the first step".to_owned(), |m| format!(
-                    "≥ {m:.0}/s"
-                )),
+                res.max_sustained
+                    .map_or("below the first step".to_owned(), |m| format!("≥ {m:.0}/s")),
                 steps.join("; ")
             ),
             budget: format!(

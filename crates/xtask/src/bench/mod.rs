@@ -330,7 +330,10 @@ fn explain_inproc(r: &mut Report) {
         median_of(r, "parse-changelog"),
     );
     let irs = |r: &Report, id: &str, parts: &[&str]| -> String {
-        match (ir_of(r, id), parts.iter().map(|p| ir_of(r, p)).sum::<Option<u64>>()) {
+        match (
+            ir_of(r, id),
+            parts.iter().map(|p| ir_of(r, p)).sum::<Option<u64>>(),
+        ) {
             (Some(total), Some(p)) if total > 0 => format!(
                 " In instructions: {} of {} Ir ({:.0}%).",
                 report::group(p),

@@ -56,7 +56,12 @@ pub(crate) async fn rows(args: &BenchArgs, r: &mut Report) -> anyhow::Result<()>
         .args(["rev-list", "--first-parent", "--count", "HEAD"])
         .output()
         .ok()
-        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<u64>().ok())
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
         .unwrap_or(0);
     let mut sink = |_: &str| Ok(());
     let done = replay::replay(&a, &mut sink)
