@@ -8,7 +8,11 @@
 //! open loop: request `i` is due at `i / rate` seconds, whether or not
 //! earlier ones were answered, and its latency runs from that scheduled
 //! time, so a server that falls behind is charged for the queueing it
-//! causes (no coordinated omission). The first `warmup` seconds are sent
+//! causes (no coordinated omission). Deliveries are spread round-robin
+//! over `--prs` pull requests (the payload's PR number rewritten, each
+//! variant signed once), as GitHub's traffic comes from many PRs: the
+//! queue runs one PR's jobs in order, so a single PR would measure that
+//! serialisation rather than the intake. The first `warmup` seconds are sent
 //! but not measured. After the last answer the server is SIGKILLed and the
 //! run's deliveries are counted in the database.
 use std::collections::{BTreeMap, HashSet};
@@ -54,10 +58,16 @@ pub struct LoadArgs {
         hide_env_values = true
     )]
     pub pg_url: String,
+    /// Pull requests the deliveries are spread over (round-robin).
+    #[arg(long, default_value_t = DEFAULT_PRS)]
+    pub prs: usize,
     /// Print the result as one JSON object.
     #[arg(long)]
     pub json: bool,
 }
+
+/// Pull requests a run's deliveries are spread over, by default.
+pub const DEFAULT_PRS: usize = 100;
 
 /// One run.
 #[derive(Debug, Clone)]
@@ -69,6 +79,7 @@ pub struct LoadOpts {
     pub duration: Duration,
     pub warmup: Duration,
     pub pg_url: String,
+    pub prs: usize,
 }
 
 impl LoadOpts {
@@ -87,6 +98,7 @@ pub struct LoadResult {
     pub durability: String,
     pub payload_bytes: usize,
     pub workers: usize,
+    pub prs: usize,
     pub offered_per_s: f64,
     pub warmup_s: f64,
     pub duration_s: f64,
@@ -104,6 +116,12 @@ pub struct LoadResult {
     pub p99_ms: f64,
     pub p999_ms: f64,
     pub max_ms: f64,
+    /// CPU used while the requests were sent, in cores (CPU seconds per
+    /// second): the server, this load process, and the whole machine
+    /// (what neither used is other processes').
+    pub server_cores: f64,
+    pub load_cores: f64,
+    pub machine_cores: f64,
     /// Deliveries of the run in the database after the server was killed.
     pub stored: usize,
     /// Acknowledged, but not in the database.
@@ -128,7 +146,8 @@ impl LoadResult {
     pub fn summary(&self) -> String {
         format!(
             "achieved {:.0}/s, p50 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.1} ms; \
-             {} sent, {} acknowledged, {} refused{}; {} stored, {} lost",
+             {} sent, {} acknowledged, {} refused{}; {} stored, {} lost; CPU: server {:.2}, \
+             load {:.2}, machine {:.2} cores",
             self.achieved_per_s,
             self.p50_ms,
             self.p99_ms,
@@ -143,7 +162,10 @@ impl LoadResult {
                 format!(" {:?}", self.refused)
             },
             self.stored,
-            self.lost
+            self.lost,
+            self.server_cores,
+            self.load_cores,
+            self.machine_cores
         )
     }
 }
@@ -209,9 +231,37 @@ fn figures(answers: &[Answer], warm: usize, window_start: Duration) -> Figures {
     }
 }
 
-/// Sends `total` requests, request `i` at `i / rate` seconds.
-async fn send_all(url: &str, body: bytes::Bytes, rate: f64, total: usize) -> Vec<Answer> {
-    let signature = sign(SECRET, &body);
+/// The payload as PR `number` (the PR's and the event's `"number"`).
+fn payload_for(body: &str, number: usize) -> anyhow::Result<String> {
+    const FIELD: &str = "\"number\": ";
+    let mut out = String::with_capacity(body.len() + 8);
+    let mut rest = body;
+    let mut seen = 0;
+    while let Some(i) = rest.find(FIELD) {
+        let after = &rest[i + FIELD.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        out.push_str(&rest[..i + FIELD.len()]);
+        if digits > 0 {
+            out.push_str(&number.to_string());
+            seen += 1;
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    anyhow::ensure!(
+        seen >= 2,
+        "the payload has {seen} numeric \"number\" fields, not 2"
+    );
+    Ok(out)
+}
+
+/// Sends `total` requests, request `i` at `i / rate` seconds, as PR
+/// `i % bodies.len()`.
+async fn send_all(url: &str, bodies: &[bytes::Bytes], rate: f64, total: usize) -> Vec<Answer> {
+    let signed: Vec<(bytes::Bytes, String)> = bodies
+        .iter()
+        .map(|b| (b.clone(), sign(SECRET, b)))
+        .collect();
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(1024)
         .tcp_nodelay(true)
@@ -226,13 +276,14 @@ async fn send_all(url: &str, body: bytes::Bytes, rate: f64, total: usize) -> Vec
         let due = ((t0.elapsed().as_secs_f64() * rate) as usize + 1).min(total);
         while next < due {
             let at = Duration::from_secs_f64(next as f64 / rate);
+            let (body, signature) = &signed[next % signed.len()];
             let req = http
                 .post(url)
                 .header("content-type", "application/json")
                 .header("user-agent", "GitHub-Hookshot/load")
                 .header("x-github-event", EVENT)
                 .header("x-github-delivery", format!("{PREFIX}{next}"))
-                .header("x-hub-signature-256", &signature)
+                .header("x-hub-signature-256", signature)
                 .body(body.clone());
             let (tx, index) = (tx.clone(), next);
             tokio::spawn(async move {
@@ -259,6 +310,38 @@ async fn send_all(url: &str, body: bytes::Bytes, rate: f64, total: usize) -> Vec
     }
     answers.sort_by_key(|a| a.index);
     answers
+}
+
+/// Clock ticks a second of `/proc` CPU times (`USER_HZ`, 100 on Linux).
+const TICKS: f64 = 100.0;
+
+/// CPU seconds of process `pid` (`self` for this one), user and system.
+fn process_cpu(pid: &str) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // Fields after the command name, which ends at the last ')'.
+    let rest = stat.rsplit_once(')').map_or("", |x| x.1);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    (tick(11) + tick(12)) / TICKS
+}
+
+/// Busy CPU seconds of the whole machine (all but idle and iowait).
+fn machine_cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let Some(line) = stat.lines().find(|l| l.starts_with("cpu ")) else {
+        return 0.0;
+    };
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let total: f64 = v.iter().take(8).sum();
+    let idle = v.get(3).copied().unwrap_or(0.0) + v.get(4).copied().unwrap_or(0.0);
+    (total - idle) / TICKS
 }
 
 /// The durability setting the server's commits had.
@@ -311,7 +394,10 @@ pub async fn run(o: &LoadOpts) -> anyhow::Result<LoadResult> {
 }
 
 async fn run_on(o: &LoadOpts, db: &Db) -> anyhow::Result<LoadResult> {
-    let body = bytes::Bytes::from(payload()?);
+    let text = String::from_utf8(payload()?).context("the payload is not UTF-8")?;
+    let bodies = (0..o.prs.max(1))
+        .map(|k| payload_for(&text, 1000 + k).map(bytes::Bytes::from))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let dir = tempfile::tempdir()?;
     let defaults = ServerConfig::default();
     // Nothing listens on the GitHub side: jobs fail and back off, which
@@ -323,7 +409,11 @@ async fn run_on(o: &LoadOpts, db: &Db) -> anyhow::Result<LoadResult> {
     let server = ServerProc::start(&spec, None).await?;
     let durability = durability(o.backend, &db.url).await?;
     let (warm, measured) = o.counts();
-    let answers = send_all(&server.webhook_url(), body.clone(), o.rate, warm + measured).await;
+    let pid = server.pid().to_string();
+    let cpu = || (process_cpu(&pid), process_cpu("self"), machine_cpu());
+    let (t0, before) = (Instant::now(), cpu());
+    let answers = send_all(&server.webhook_url(), &bodies, o.rate, warm + measured).await;
+    let (wall, after) = (t0.elapsed().as_secs_f64().max(1e-9), cpu());
     // Whatever was acknowledged must be on disk now.
     server.kill();
     let f = figures(
@@ -341,8 +431,9 @@ async fn run_on(o: &LoadOpts, db: &Db) -> anyhow::Result<LoadResult> {
     Ok(LoadResult {
         backend: o.backend,
         durability,
-        payload_bytes: body.len(),
+        payload_bytes: bodies[0].len(),
         workers: spec.workers,
+        prs: bodies.len(),
         offered_per_s: o.rate,
         warmup_s: o.warmup.as_secs_f64(),
         duration_s: o.duration.as_secs_f64(),
@@ -354,6 +445,9 @@ async fn run_on(o: &LoadOpts, db: &Db) -> anyhow::Result<LoadResult> {
         p99_ms: ms(quantile(&f.latencies, 0.99)),
         p999_ms: ms(quantile(&f.latencies, 0.999)),
         max_ms: ms(f.latencies.last().copied().unwrap_or_default()),
+        server_cores: (after.0 - before.0) / wall,
+        load_cores: (after.1 - before.1) / wall,
+        machine_cores: (after.2 - before.2) / wall,
         stored: stored.len(),
         lost,
     })
@@ -377,14 +471,21 @@ pub async fn main(args: LoadArgs) -> anyhow::Result<ExitCode> {
         duration: Duration::from_secs_f64(args.duration),
         warmup: Duration::from_secs_f64(args.warmup),
         pg_url: args.pg_url.clone(),
+        prs: args.prs,
     };
     let r = run(&opts).await?;
     if args.json {
         println!("{}", serde_json::to_string(&r)?);
     } else {
         println!(
-            "{}, {} workers: {:.0}/s offered for {} s after {} s warm-up, {}-byte {EVENT} payload",
-            r.durability, r.workers, r.offered_per_s, r.duration_s, r.warmup_s, r.payload_bytes
+            "{}, {} workers: {:.0}/s offered for {} s after {} s warm-up, {}-byte {EVENT} payload over {} PRs",
+            r.durability,
+            r.workers,
+            r.offered_per_s,
+            r.duration_s,
+            r.warmup_s,
+            r.payload_bytes,
+            r.prs
         );
         println!("{}", r.summary());
     }
@@ -454,7 +555,22 @@ mod tests {
             duration: Duration::from_secs(60),
             warmup: Duration::from_secs(10),
             pg_url: String::new(),
+            prs: 1,
         };
         assert_eq!(o.counts(), (50_000, 300_000));
+    }
+
+    #[test]
+    fn each_pr_variant_rewrites_both_numbers_and_nothing_else() {
+        let text = String::from_utf8(payload().unwrap()).unwrap();
+        let v = payload_for(&text, 1234).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&v).unwrap();
+        assert_eq!(json["number"], 1234);
+        assert_eq!(json["pull_request"]["number"], 1234);
+        let mut orig: serde_json::Value = serde_json::from_str(&text).unwrap();
+        orig["number"] = 1234.into();
+        orig["pull_request"]["number"] = 1234.into();
+        assert_eq!(json, orig);
+        assert!(payload_for("{}", 1).is_err());
     }
 }

@@ -123,11 +123,22 @@ pub(crate) fn prepare(
                 }),
             }
         }
-        "lint" => {
+        "lint" | "lint-warm" => {
             let input = fx.lint_input(files, scale)?;
-            work(move || {
-                std::hint::black_box(lint::lint(&input).len());
-            })
+            let warm = name == "lint-warm";
+            Work {
+                // Cold: nothing parsed in this process yet. Warm: the parse
+                // cache by content holds every file (the same PR linted
+                // again, or a replay's next commit for unchanged files).
+                setup: Box::new(move || {
+                    if !warm {
+                        lint::clear_parse_caches();
+                    }
+                }),
+                run: Box::new(move || {
+                    std::hint::black_box(lint::lint(&input).len());
+                }),
+            }
         }
         other => anyhow::bail!("unknown workload {other}"),
     })

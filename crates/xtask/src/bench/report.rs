@@ -102,6 +102,9 @@ pub(crate) struct Report {
     pub quick: bool,
     pub rows: Vec<Row>,
     pub growth: Option<Growth>,
+    /// Why a row missed its budget (or what its figure rests on), by row
+    /// id, written from the run's own measurements.
+    pub notes: Vec<(String, String)>,
 }
 
 pub(crate) const FILES_SVG: &str = "perf-growth-files.svg";
@@ -166,7 +169,13 @@ impl Report {
             quick,
             rows: Vec::new(),
             growth: None,
+            notes: Vec::new(),
         }
+    }
+
+    /// Explains row `id` under *Missed budgets* (a miss) or *Notes*.
+    pub(crate) fn note(&mut self, id: &str, text: impl Into<String>) {
+        self.notes.push((id.to_owned(), text.into()));
     }
 
     /// The Markdown text; `svg_dir` prefixes the plots' links.
@@ -239,7 +248,57 @@ impl Report {
                 "\n![verdict and lint time by changed files]({FILES_SVG})\n\n![verdict and lint time by master-config size]({CONFIGS_SVG})\n"
             );
         }
+        self.notes_markdown(&mut s);
         s
+    }
+
+    /// *Missed budgets* (every missed row, with the cause this run
+    /// measured) and *Notes* (what the other figures rest on): generated,
+    /// so no figure in the document is older than the run.
+    fn notes_markdown(&self, s: &mut String) {
+        let missed: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|r| r.status == Status::Missed)
+            .collect();
+        let notes_of = |id: &str| -> Vec<&str> {
+            self.notes
+                .iter()
+                .filter(|(i, _)| i == id)
+                .map(|(_, t)| t.as_str())
+                .collect()
+        };
+        s.push_str("\n## Missed budgets\n\n");
+        if missed.is_empty() {
+            s.push_str("None in this run.\n");
+        }
+        for r in &missed {
+            let notes = notes_of(&r.id);
+            let _ = writeln!(
+                s,
+                "- **`{}`** ({}): {}",
+                r.id,
+                r.figure,
+                if notes.is_empty() {
+                    "no cause was measured by this run.".to_owned()
+                } else {
+                    notes.join(" ")
+                }
+            );
+        }
+        let other: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|r| r.status != Status::Missed && !notes_of(&r.id).is_empty())
+            .collect();
+        s.push_str(
+            "\n## Notes\n\n- Wall-clock figures come from a shared 2-core machine: \
+             other builds may run beside the benchmark, so medians can move between \
+             runs; the instruction counts (`Ir`) do not.\n",
+        );
+        for r in other {
+            let _ = writeln!(s, "- `{}`: {}", r.id, notes_of(&r.id).join(" "));
+        }
     }
 
     fn plots(&self) -> Option<(String, String)> {
@@ -286,15 +345,7 @@ impl Report {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
-        let mut text = self.markdown(&path.display().to_string());
-        if path.exists() {
-            // Keep a hand-written "Missed budgets" section across runs.
-            if let Ok(old) = std::fs::read_to_string(path)
-                && let Some(i) = old.find("\n## Missed budgets")
-            {
-                text.push_str(&old[i..]);
-            }
-        }
+        let text = self.markdown(&path.display().to_string());
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
         if let Some((files, configs)) = self.plots() {
             std::fs::write(dir.join(FILES_SVG), files)?;

@@ -278,6 +278,10 @@ impl ServerProc {
         format!("{}/webhook", self.base)
     }
 
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// SIGKILL, and reap it.
     pub(crate) fn kill(mut self) {
         kill_child(&mut self.child);

@@ -73,6 +73,7 @@ fn quick_bench_writes_every_row_and_both_plots() {
         "`verdict`",
         "`verdict-warm`",
         "`lint`",
+        "`lint-warm`",
         "`e2e`",
         "`rss-idle`",
         "`rss-3000`",
@@ -97,6 +98,8 @@ fn quick_bench_writes_every_row_and_both_plots() {
         "verdict time(3,000 files)/time(10 files)",
         "perf-growth-files.svg",
         "perf-growth-configs.svg",
+        "## Missed budgets",
+        "## Notes",
     ] {
         assert!(report.contains(needle), "{needle} missing:\n{report}");
     }
