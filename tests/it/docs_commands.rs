@@ -58,6 +58,14 @@ const NOT_RUN: &[(&str, &str)] = &[
     ),
     ("tail -n 1 replay.jsonl", "reads the whole-history replay"),
     ("jq -s", "reads the whole-history replay"),
+    (
+        "python3 tests/data/precision/draw.py replay.jsonl",
+        "reads the whole-history replay",
+    ),
+    (
+        "python3 tests/data/precision/table2.py replay.jsonl",
+        "reads the whole-history replay",
+    ),
 ];
 
 /// Prefixes of [`NOT_RUN`] whose replay commands are still run when

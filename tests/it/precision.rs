@@ -150,6 +150,21 @@ fn blocking(lines: &[String]) -> BTreeMap<String, Blocking> {
     out
 }
 
+/// False items of the second draw that still block: the classes
+/// `docs/precision.md` lists under "Below 95%", not yet fixed or demoted.
+const KNOWN_OPEN: &[(&str, &str)] = &[
+    (
+        "2:C10-008",
+        "the base built flashinfer by git clone and pip install .",
+    ),
+    (
+        "2:L23-012",
+        "the base built flashinfer by git clone and pip install .",
+    ),
+    ("2:L16-019", "no new entry demanded on a scenario move"),
+    ("2:L16-020", "entry position after a squash merge"),
+];
+
 #[test]
 fn the_labelled_sample_holds_on_the_real_history() {
     let items = sample();
@@ -185,6 +200,19 @@ fn the_labelled_sample_holds_on_the_real_history() {
     // fingerprint) must no longer block.
     let mut wrong = Vec::new();
     for i in &items {
+        // A false positive measured and not yet fixed (`docs/precision.md`,
+        // "Below 95%"): it must still be there, so fixing it updates this
+        // list and the document together.
+        if let Some((_, why)) = KNOWN_OPEN.iter().find(|(id, _)| *id == i.id) {
+            let key = (i.rule.clone(), i.file.clone(), i.subject.clone());
+            if !got.get(&i.commit).is_some_and(|b| b.keys.contains(&key)) {
+                wrong.push(format!(
+                    "{} is listed as an open false positive ({why}) but no longer fires: update KNOWN_OPEN and docs/precision.md",
+                    i.id
+                ));
+            }
+            continue;
+        }
         let at = got.get(&i.commit);
         let key = (i.rule.clone(), i.file.clone(), i.subject.clone());
         if i.label && !at.is_some_and(|b| b.keys.contains(&key)) {

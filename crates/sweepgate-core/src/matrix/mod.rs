@@ -198,8 +198,14 @@ pub fn error_text(e: &MatrixError) -> String {
 mod tests {
     use super::*;
 
-    const MASTER: &str = include_str!("../../../../tests/data/inferencex/configs/amd-master.yaml");
-    const RUNNERS: &str = include_str!("../../../../tests/data/inferencex/configs/runners.yaml");
+    /// A fixture file, read at run time (test code may read files; an
+    /// `include_str!` would put the test data in the container's build).
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/inferencex/configs")
+            .join(name);
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
 
     /// The caller's reader decides what exists; missing files are named in
     /// the reference's order (masters first).
@@ -212,8 +218,8 @@ mod tests {
         let files = |present: &'static [&'static str]| {
             move |f: &str| {
                 present.contains(&f).then(|| match f {
-                    "configs/runners.yaml" => RUNNERS.as_bytes().to_vec(),
-                    _ => MASTER.as_bytes().to_vec(),
+                    "configs/runners.yaml" => fixture("runners.yaml"),
+                    _ => fixture("amd-master.yaml"),
                 })
             }
         };
