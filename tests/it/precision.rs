@@ -6,11 +6,9 @@
 //! finding labelled false must no longer be one. A second test measures the
 //! agreement of the blind second labeller when `blind-labels.tsv` exists.
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sweepgate::cli::replay::{self, Args, Format};
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/precision")
@@ -170,29 +168,7 @@ fn the_labelled_sample_holds_on_the_real_history() {
     let items = sample();
     assert!(!items.is_empty(), "no labelled row in sample.tsv");
     let commits: BTreeSet<&str> = items.iter().map(|i| i.commit.as_str()).collect();
-    let mut list = tempfile::NamedTempFile::new().unwrap();
-    for c in &commits {
-        writeln!(list, "{c}").unwrap();
-    }
-    let mut args = Args::new(crate::rules_history::repo());
-    args.sample = Some(list.path().to_owned());
-    args.format = Format::Json;
-    args.no_times = true;
-    args.jobs = 2;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut out = String::new();
-    let done = rt
-        .block_on(replay::replay(&args, &mut |l: &str| {
-            out.push_str(l);
-            Ok(())
-        }))
-        .unwrap();
-    assert!(done.ok, "a tool crashed: {}", done.summary);
-    let lines: Vec<String> = out.lines().map(str::to_owned).collect();
+    let lines = crate::rules_history::replay_records(commits, 2);
     let got = blocking(&lines[..lines.len() - 1]);
 
     // A true item must still block with its rule, file and subject (the

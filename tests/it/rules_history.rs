@@ -250,15 +250,28 @@ fn new_errors<'a>(fs: &'a [Value], rule: &str, file: &str) -> Vec<&'a Value> {
 /// layout table gives the paths of its era (`.github/configs/` before
 /// #1992), which the plain `lint` and `check` commands do not.
 fn replayed(commit: &str) -> Value {
+    let out = replay_records([commit], 1);
+    serde_json::from_str(&out[0]).unwrap()
+}
+
+/// The replay's JSON lines for `commits` (the summary line last).
+pub(crate) fn replay_records<'a>(
+    commits: impl IntoIterator<Item = &'a str>,
+    jobs: usize,
+) -> Vec<String> {
     use std::io::Write;
     use sweepgate::cli::replay::{self, Args, Format};
     let mut list = tempfile::NamedTempFile::new().unwrap();
-    writeln!(list, "{commit}").unwrap();
+    for c in commits {
+        writeln!(list, "{c}").unwrap();
+    }
     let mut args = Args::new(repo());
     args.sample = Some(list.path().to_owned());
     args.format = Format::Json;
     args.no_times = true;
-    let rt = tokio::runtime::Builder::new_current_thread()
+    args.jobs = jobs;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
@@ -270,7 +283,7 @@ fn replayed(commit: &str) -> Value {
         }))
         .unwrap();
     assert!(done.ok, "a tool crashed: {}", done.summary);
-    serde_json::from_str(out.lines().next().unwrap()).unwrap()
+    out.lines().map(str::to_owned).collect()
 }
 
 /// `(outcome, reason)` of check `n` in a replayed record.
