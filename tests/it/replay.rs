@@ -45,7 +45,8 @@ fn json_args() -> Args {
     a
 }
 
-fn replay_lines(args: &Args) -> (Vec<String>, replay::Replayed) {
+/// The replay's JSON lines (the summary line last) and its outcome.
+pub(crate) fn replay_lines(args: &Args) -> (Vec<String>, replay::Replayed) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -260,7 +260,7 @@ pub(crate) fn replay_records<'a>(
     jobs: usize,
 ) -> Vec<String> {
     use std::io::Write;
-    use sweepgate::cli::replay::{self, Args, Format};
+    use sweepgate::cli::replay::{Args, Format};
     let mut list = tempfile::NamedTempFile::new().unwrap();
     for c in commits {
         writeln!(list, "{c}").unwrap();
@@ -270,20 +270,9 @@ pub(crate) fn replay_records<'a>(
     args.format = Format::Json;
     args.no_times = true;
     args.jobs = jobs;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut out = String::new();
-    let done = rt
-        .block_on(replay::replay(&args, &mut |l: &str| {
-            out.push_str(l);
-            Ok(())
-        }))
-        .unwrap();
+    let (lines, done) = crate::replay::replay_lines(&args);
     assert!(done.ok, "a tool crashed: {}", done.summary);
-    out.lines().map(str::to_owned).collect()
+    lines
 }
 
 /// `(outcome, reason)` of check `n` in a replayed record.
