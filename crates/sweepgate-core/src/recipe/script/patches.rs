@@ -136,7 +136,61 @@ pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<P
             }
         }
     }
+    hits.extend(source_builds(f, engine_wheels, first_server));
     hits.sort_by_key(|h| h.line);
+    hits
+}
+
+/// The repository a `git clone` fetches, by name (`…/flashinfer.git` →
+/// `flashinfer`).
+fn clone_name(c: &super::facts::CommandFact) -> Option<String> {
+    if c.name != "git" || c.args.first().is_none_or(|a| a.text != "clone") {
+        return None;
+    }
+    let url = c.args.iter().skip(1).find(|a| !a.text.starts_with('-'))?;
+    let last = url.text.trim_end_matches('/').rsplit('/').next()?;
+    Some(last.trim_end_matches(".git").to_owned())
+}
+
+/// An engine built from its own source before the server starts: `git
+/// clone` of an engine repository, then a local install (`pip install .`,
+/// `-e .`). `418ebf0^:benchmarks/70b_b200_slurm.sh:26-30` built flashinfer
+/// so; the PR turned it into a `git+…@<sha>` install of the same commit,
+/// which must match the base's patch, not look new.
+fn source_builds(
+    f: &ScriptFacts,
+    engine_wheels: &[String],
+    first_server: Option<usize>,
+) -> Vec<PatchHit> {
+    use super::facts::RequirementKind;
+    let mut hits = Vec::new();
+    for c in &f.commands {
+        if first_server.is_some_and(|l| c.line >= l) {
+            continue;
+        }
+        let Some(repo) = clone_name(c) else { continue };
+        if !engine_wheels.iter().any(|w| w.eq_ignore_ascii_case(&repo)) {
+            continue;
+        }
+        let install = f
+            .installs
+            .iter()
+            .filter(|i| i.line > c.line && first_server.is_none_or(|l| i.line < l))
+            .flat_map(|i| &i.requirements)
+            .find(|r| {
+                matches!(
+                    r.kind,
+                    RequirementKind::LocalPath | RequirementKind::Editable
+                )
+            });
+        if let Some(r) = install {
+            hits.push(PatchHit {
+                line: r.line,
+                what: format!("builds the engine `{repo}` from a clone of its source"),
+                subject: repo.to_ascii_lowercase(),
+            });
+        }
+    }
     hits
 }
 
