@@ -218,6 +218,24 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
 
 #[cfg(test)]
 mod link_count_tests {
+    /// `e732087` (#2263) moves the 1k1k scenarios of existing keys out:
+    /// a key that only loses parts has nothing to sweep; a changed value
+    /// or an added row has.
+    #[test]
+    fn a_key_that_only_loses_parts_only_removes() {
+        let base = serde_json::json!({"image": "a", "scenarios": {"fixed-seq-len": [
+            {"isl": 1024, "osl": 1024, "search-space": [{"tp": 8}]},
+            {"isl": 8192, "osl": 1024, "search-space": [{"tp": 8}, {"tp": 4}]}]}});
+        let moved = serde_json::json!({"image": "a", "scenarios": {"fixed-seq-len": [
+            {"isl": 8192, "osl": 1024, "search-space": [{"tp": 8}, {"tp": 4}]}]}});
+        assert!(super::only_removes(&base, &moved));
+        let bumped = serde_json::json!({"image": "b", "scenarios": {}});
+        assert!(!super::only_removes(&base, &bumped));
+        let grown = serde_json::json!({"image": "a", "scenarios": {"fixed-seq-len": [
+            {"isl": 8192, "osl": 1024, "search-space": [{"tp": 8}, {"tp": 4}, {"tp": 2}]}]}});
+        assert!(!super::only_removes(&base, &grown));
+    }
+
     #[test]
     fn links_are_counted_by_number() {
         let t = "PR: https://x/pull/95\npr-link: https://y/pull/95\n- https://y/pull/950\n";

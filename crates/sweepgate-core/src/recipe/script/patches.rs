@@ -252,6 +252,29 @@ mod split_tests {
         assert_eq!(vcs_name("flashinfer-python==0.3.0"), None);
     }
 
+    /// `418ebf0^:benchmarks/70b_b200_slurm.sh:25-30`: flashinfer built from
+    /// a clone at a pinned commit; `418ebf0` turns it into a `git+…@<sha>`
+    /// install of the same commit. Both are one engine patch each.
+    #[test]
+    fn an_engine_built_from_its_clone_is_a_patch_418ebf0() {
+        let wheels = ["flashinfer".to_owned(), "flashinfer-python".to_owned()];
+        let base = "#!/usr/bin/env bash\nhf download $MODEL\npip uninstall -y flashinfer-python\ngit clone --recursive https://github.com/flashinfer-ai/flashinfer.git\ngit checkout 9720182476ede910698f8d783c29b2ec91cec023\ncd flashinfer\npip install .\nvllm serve $MODEL --port $PORT\n";
+        let head = "#!/usr/bin/env bash\nhf download $MODEL\npip install \"git+https://github.com/flashinfer-ai/flashinfer.git@9720182476ede910698f8d783c29b2ec91cec023#egg=flashinfer-python\"\nvllm serve $MODEL --port $PORT\n";
+        let b = crate::recipe::script::parse_script("70b_b200_slurm.sh", base.as_bytes()).unwrap();
+        let h = crate::recipe::script::parse_script("70b_b200_slurm.sh", head.as_bytes()).unwrap();
+        let bh = engine_patches(&b, &wheels);
+        assert_eq!(bh.len(), 1, "{bh:?}");
+        assert_eq!((bh[0].line, bh[0].subject.as_str()), (7, "flashinfer"));
+        let hh = engine_patches(&h, &wheels);
+        assert_eq!(hh.len(), 1, "{hh:?}");
+        let (new, pre) = split_new(bh.len(), hh, |l| l == 3);
+        assert!(new.is_empty() && pre.len() == 1);
+        // A clone of a repository that is not an engine is not a patch.
+        let other = base.replace("flashinfer-ai/flashinfer.git", "org/tools.git");
+        let o = crate::recipe::script::parse_script("x.sh", other.as_bytes()).unwrap();
+        assert!(engine_patches(&o, &wheels).is_empty());
+    }
+
     #[test]
     fn a_swapped_patch_is_the_bases_and_a_second_one_is_new() {
         let (new, pre) = split_new(1, vec![hit(27)], |l| l == 27);
