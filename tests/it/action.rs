@@ -75,7 +75,7 @@ fn the_action_script_uploads_sarif_and_annotates_a_real_commit() {
     assert_eq!(
         annotations,
         [
-            "::error file=perf-changelog.yaml,line=6199,title=L16::a new changelog entry is inserted before existing ones; new entries go at the end of the file Fix: move the new entry to the end of the file",
+            "::warning file=perf-changelog.yaml,line=6199,title=L16::a new changelog entry is inserted before existing ones; new entries go at the end of the file Fix: move the new entry to the end of the file",
             "::error file=perf-changelog.yaml,line=6211,title=L16::pr-link points at #2670, but this is PR #2697 Fix: pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2697",
             "::warning file=configs/amd-master.yaml,line=655,title=L13::`kimik3-fp4-mi355x-atom-agentic-mtp` uses the moving tag `ubuntu24.04_py3.12_pytorch_release_2.10.0_kimi_k3_agentic_0820`; a rerun may measure a different image Fix: pin `rocm/atom-dev:ubuntu24.04_py3.12_pytorch_release_2.10.0_kimi_k3_agentic_0820@sha256:<digest>`",
         ]
@@ -121,10 +121,26 @@ fn the_pre_commit_hook_lints_the_staged_change() {
         text.contains("error[L16] pr-link points at #2670"),
         "{text}"
     );
-    // Without it (a hook knows no PR), the pr-link is not judged.
+    // Without it (a hook knows no PR), the pr-link is not judged, and the
+    // entry's position is a warning (a squash merge's placement looks like
+    // an insertion against a parent, `docs/precision.md`).
     let (code, text) = sweepgate(&["lint", "--repo", repo, "--staged"]);
-    assert_eq!(code, 1, "{text}");
+    assert_eq!(code, 0, "{text}");
     assert!(!text.contains("pr-link"), "{text}");
+    assert!(
+        text.contains("warning[L16] a new changelog entry is inserted before existing ones"),
+        "{text}"
+    );
+
+    // A link with a suffix is not canonical whatever the PR: staged, it is
+    // a new error without `--pr`.
+    let log = clone.join("perf-changelog.yaml");
+    let changed = std::fs::read_to_string(&log).unwrap().replace(
+        "pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2670\n",
+        "pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2670/changes\n",
+    );
+    std::fs::write(&log, changed).unwrap();
+    git(&clone, &["add", "perf-changelog.yaml"]);
 
     // As git's pre-commit hook: the commit is refused, nothing moves.
     let hook = clone.join(".git/hooks/pre-commit");
@@ -145,7 +161,7 @@ fn the_pre_commit_hook_lints_the_staged_change() {
     let said = String::from_utf8_lossy(&commit.stdout).into_owned()
         + &String::from_utf8_lossy(&commit.stderr);
     assert!(
-        said.contains("error[L16] a new changelog entry is inserted before existing ones"),
+        said.contains("error[L16] pr-link `https://github.com/SemiAnalysisAI/InferenceX/pull/2670/changes` is not a canonical"),
         "{said}"
     );
     assert_eq!(git(&clone, &["rev-parse", "HEAD"]), head);

@@ -150,18 +150,7 @@ fn blocking(lines: &[String]) -> BTreeMap<String, Blocking> {
 
 /// False items of the second draw that still block: the classes
 /// `docs/precision.md` lists under "Below 95%", not yet fixed or demoted.
-const KNOWN_OPEN: &[(&str, &str)] = &[
-    (
-        "2:C10-008",
-        "the base built flashinfer by git clone and pip install .",
-    ),
-    (
-        "2:L23-012",
-        "the base built flashinfer by git clone and pip install .",
-    ),
-    ("2:L16-019", "no new entry demanded on a scenario move"),
-    ("2:L16-020", "entry position after a squash merge"),
-];
+const KNOWN_OPEN: &[(&str, &str)] = &[];
 
 #[test]
 fn the_labelled_sample_holds_on_the_real_history() {

@@ -13,25 +13,72 @@ use crate::recipe::srt::parse_recipe;
 
 const N: u8 = 13;
 
-/// The first draft-precision override of a key's launch: the detection
-/// lint L24 uses, over the key's scripts, recipes (every role) and
-/// master-config settings.
-fn override_in(s: &Snapshot, k: &ChangedKey) -> Option<(String, usize, String)> {
-    let mut settings = Vec::new();
-    for (p, t) in k.launch_texts(s) {
-        if p.ends_with(".sh") {
-            if let Ok(f) = parse_script(p, t.as_bytes()) {
-                settings.extend(served::script_settings(&f, t));
-            }
-        } else if let Ok(r) = parse_recipe(p, t.as_bytes()) {
-            settings.extend(served::recipe_settings_all_roles(&r));
-        }
-    }
-    settings.extend(served::master_settings(&k.entry.file, &k.entry.settings()));
+/// Draft-precision overrides of a launch text (the detection lint L24 uses).
+fn overrides_of(p: &str, t: &str) -> Vec<served::DraftOverride> {
+    let settings = if p.ends_with(".sh") {
+        parse_script(p, t.as_bytes())
+            .map(|f| served::script_settings(&f, t))
+            .unwrap_or_default()
+    } else {
+        parse_recipe(p, t.as_bytes())
+            .map(|r| served::recipe_settings_all_roles(&r))
+            .unwrap_or_default()
+    };
     served::draft_overrides(&settings)
-        .into_iter()
-        .next()
-        .map(|o| (o.file, o.line, o.knob))
+}
+
+/// The first draft-precision override of a key's launch that the PR
+/// introduces, over the key's scripts, recipes (every role) and
+/// master-config settings; else the first one the base already had.
+/// A file the PR does not change keeps its overrides; a changed one keeps
+/// as many of each knob as its base version (a renamed file's previous
+/// path: `15b9a8d`, #2477, renames a recipe that set the NEXTN knob on
+/// main already) had, as lint L24's fingerprints match them.
+fn override_in(
+    s: &Snapshot,
+    k: &ChangedKey,
+    base_entry: Option<&crate::checks::snapshot::MasterEntry>,
+) -> (
+    Option<(String, usize, String)>,
+    Option<(String, usize, String)>,
+) {
+    let mut new = None;
+    let mut old = None;
+    let mut judge = |head: Vec<served::DraftOverride>, base: Vec<served::DraftOverride>| {
+        let mut left: Vec<String> = base.into_iter().map(|o| o.knob).collect();
+        for o in head {
+            let slot = if let Some(i) = left.iter().position(|b| *b == o.knob) {
+                left.swap_remove(i);
+                &mut old
+            } else {
+                &mut new
+            };
+            if slot.is_none() {
+                *slot = Some((o.file, o.line, o.knob));
+            }
+        }
+    };
+    for (p, t) in k.launch_texts(s) {
+        let head = overrides_of(p, t);
+        let changed = s.files.iter().find(|f| f.path == p);
+        let base = match changed {
+            None => head.clone(),
+            Some(f) => s
+                .base_files
+                .get(p)
+                .or_else(|| f.previous_path.as_ref().and_then(|q| s.base_files.get(q)))
+                .map(|b| overrides_of(p, b))
+                .unwrap_or_default(),
+        };
+        judge(head, base);
+    }
+    let head =
+        served::draft_overrides(&served::master_settings(&k.entry.file, &k.entry.settings()));
+    let base = base_entry.map_or_else(Vec::new, |b| {
+        served::draft_overrides(&served::master_settings(&b.file, &b.settings()))
+    });
+    judge(head, base);
+    (new, old)
 }
 
 pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
@@ -41,14 +88,19 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         return CheckResult::na(N, "no speculative-decoding changes.");
     }
     let mut separate: Vec<String> = Vec::new();
+    let mut kept: Vec<String> = Vec::new();
     for k in &keys {
-        if let Some((path, line, knob)) = override_in(s, k) {
+        let (new, old) = override_in(s, k, facts.masters_base.get(&k.key));
+        if let Some((path, line, knob)) = new {
             return CheckResult::fail(
                 N,
                 format!("{path}:{line} overrides draft precision ({knob})."),
             )
             .subject(knob.clone())
             .file(&path, line);
+        }
+        if let Some((path, line, knob)) = old {
+            kept.push(format!("{path}:{line} ({knob}, already on the base)"));
         }
         for (p, t) in k.launch_texts(s) {
             if let Some((v, _)) =
@@ -72,6 +124,16 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         );
     }
     let names: Vec<String> = keys.iter().map(|k| k.key.clone()).collect();
+    if !kept.is_empty() {
+        return CheckResult::pass(
+            N,
+            format!(
+                "no draft-precision override introduced in {}; pre-existing: {}.",
+                names.join(", "),
+                kept.join("; ")
+            ),
+        );
+    }
     CheckResult::pass(
         N,
         format!(
@@ -97,12 +159,39 @@ mod tests {
             "benchmarks/multi_node/srt-slurm-recipes/sglang/q/agentic/r.yaml".into(),
             recipe.into(),
         );
-        s.files = vec![ChangedFile {
-            path: "configs/nvidia-master.yaml".into(),
-            status: "added".into(),
-            ..Default::default()
-        }];
+        s.files = vec![
+            ChangedFile {
+                path: "configs/nvidia-master.yaml".into(),
+                status: "added".into(),
+                ..Default::default()
+            },
+            ChangedFile {
+                path: "benchmarks/multi_node/srt-slurm-recipes/sglang/q/agentic/r.yaml".into(),
+                status: "added".into(),
+                ..Default::default()
+            },
+        ];
         s
+    }
+
+    #[test]
+    fn an_override_the_base_had_is_not_the_prs() {
+        let recipe = "decode_environment:\n  SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'\nsglang_config:\n  speculative-algorithm: EAGLE\n";
+        let mut s = snap(recipe);
+        // Renamed from a recipe that set the knob on the base (`15b9a8d`).
+        s.files[1].status = "renamed".into();
+        s.files[1].previous_path =
+            Some("benchmarks/multi_node/srt-slurm-recipes/sglang/q/agentic/old.yaml".into());
+        s.base_files.insert(
+            "benchmarks/multi_node/srt-slurm-recipes/sglang/q/agentic/old.yaml".into(),
+            format!("# older\n{recipe}"),
+        );
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        assert!(r.reason.contains("already on the base"), "{}", r.reason);
+        // Without the base's copy it is the PR's own.
+        s.base_files.clear();
+        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::Fail);
     }
 
     #[test]

@@ -384,7 +384,9 @@ pub fn launcher_of_runner(runner_name: &str) -> &str {
 }
 
 /// Strip the `:override…` suffix srt-slurm accepts after a recipe path.
-fn strip_override(given: &str) -> &str {
+/// A `CONFIG_FILE` value without its srt-slurm override selector
+/// (`…/glm5-mtp.yaml:zip_override_mtp_8k1k_hightpt[0]`, `807fb7b` #2115).
+pub(crate) fn strip_override(given: &str) -> &str {
     match given.find(':') {
         Some(i) if given[..i].ends_with(".yaml") || given[..i].ends_with(".yml") => &given[..i],
         _ => given,

@@ -37,10 +37,31 @@ fn finding(path: &str, line: usize, what: &str) -> Finding {
     .fix("set it only inside `if [ \"${EVAL_ONLY}\" != \"true\" ]; then … fi`")
 }
 
+/// Routines of `benchmark_lib.sh` that run an eval (`run_benchmark_serving`
+/// runs it instead of the benchmark under `EVAL_ONLY=true`).
+const EVAL_ROUTINES: [&str; 3] = ["run_eval", "run_lm_eval", "run_benchmark_serving"];
+
+/// The script can run an eval: it reads `EVAL_ONLY` or `RUN_EVAL`, or calls
+/// a routine that runs one. An agentic script of `6bcb03c` (#2158) did
+/// neither (it ends in `run_agentic_replay_and_write_outputs`), and the
+/// generator kept agentic entries out of evals until `f83d943` (#1947):
+/// its synthetic knob could never meet an eval.
+fn can_run_eval(f: &crate::recipe::script::ScriptFacts, text: &str) -> bool {
+    let code = crate::checks::strip_shell_comments(text);
+    code.contains("EVAL_ONLY")
+        || code.contains("RUN_EVAL")
+        || f.commands
+            .iter()
+            .any(|c| EVAL_ROUTINES.contains(&c.name.as_str()))
+}
+
 fn check(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for s in ctx.scripts_in_scope() {
         let f = &s.facts;
+        if !can_run_eval(f, &s.text) {
+            continue;
+        }
         for v in &f.env {
             if ENV_KNOBS.contains(&v.name.as_str()) && !gated_by_not_eval(&v.branch) {
                 out.push(finding(&f.path, v.line, &format!("`{}`", v.name)));

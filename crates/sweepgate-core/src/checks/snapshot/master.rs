@@ -93,6 +93,23 @@ impl MasterEntry {
     /// Every search-space row of every scenario.
     pub(crate) fn rows(&self) -> Vec<SearchRow> {
         let mut out = Vec::new();
+        // Before `scenarios`, fixed-length blocks were `seq-len-configs`
+        // (`ccb35ab` #1040, `.github/configs/amd-master.yaml:270`): the
+        // same rows, so the key's scripts are found as lint's routes find
+        // them.
+        if let Some(blocks) = self.node.get("seq-len-configs").and_then(Node::as_seq) {
+            for block in blocks {
+                let isl = block.get("isl").and_then(Node::as_i64);
+                let osl = block.get("osl").and_then(Node::as_i64);
+                for row in block
+                    .get("search-space")
+                    .and_then(Node::as_seq)
+                    .unwrap_or(&[])
+                {
+                    out.push(search_row(row, false, isl, osl));
+                }
+            }
+        }
         let Some(scen) = self.node.get("scenarios").and_then(Node::as_map) else {
             return out;
         };
@@ -121,10 +138,12 @@ impl MasterEntry {
     }
 
     pub(crate) fn has_fixed(&self) -> bool {
-        self.node
-            .get("scenarios")
-            .and_then(|s| s.get("fixed-seq-len"))
-            .is_some()
+        self.node.get("seq-len-configs").is_some()
+            || self
+                .node
+                .get("scenarios")
+                .and_then(|s| s.get("fixed-seq-len"))
+                .is_some()
     }
 
     /// Every `additional-settings` item of the entry.
@@ -138,7 +157,11 @@ impl MasterEntry {
         for (s, _) in self.settings() {
             for k in ["CONFIG_FILE=", "EVAL_CONFIG_FILE="] {
                 if let Some(v) = s.trim().strip_prefix(k) {
-                    let v = v.trim().trim_matches('"').to_owned();
+                    // The file, as the lint's routes read it: a selector
+                    // (`…/glm5-mtp.yaml:zip_override_mtp_8k1k_hightpt[0]`,
+                    // `807fb7b` #2115) names an override inside it.
+                    let v = crate::recipe::launcher::strip_override(v.trim().trim_matches('"'))
+                        .to_owned();
                     if !out.contains(&v) {
                         out.push(v);
                     }

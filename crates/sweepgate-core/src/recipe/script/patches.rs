@@ -136,7 +136,61 @@ pub(crate) fn engine_patches(f: &ScriptFacts, engine_wheels: &[String]) -> Vec<P
             }
         }
     }
+    hits.extend(source_builds(f, engine_wheels, first_server));
     hits.sort_by_key(|h| h.line);
+    hits
+}
+
+/// The repository a `git clone` fetches, by name (`…/flashinfer.git` →
+/// `flashinfer`).
+fn clone_name(c: &super::facts::CommandFact) -> Option<String> {
+    if c.name != "git" || c.args.first().is_none_or(|a| a.text != "clone") {
+        return None;
+    }
+    let url = c.args.iter().skip(1).find(|a| !a.text.starts_with('-'))?;
+    let last = url.text.trim_end_matches('/').rsplit('/').next()?;
+    Some(last.trim_end_matches(".git").to_owned())
+}
+
+/// An engine built from its own source before the server starts: `git
+/// clone` of an engine repository, then a local install (`pip install .`,
+/// `-e .`). `418ebf0^:benchmarks/70b_b200_slurm.sh:26-30` built flashinfer
+/// so; the PR turned it into a `git+…@<sha>` install of the same commit,
+/// which must match the base's patch, not look new.
+fn source_builds(
+    f: &ScriptFacts,
+    engine_wheels: &[String],
+    first_server: Option<usize>,
+) -> Vec<PatchHit> {
+    use super::facts::RequirementKind;
+    let mut hits = Vec::new();
+    for c in &f.commands {
+        if first_server.is_some_and(|l| c.line >= l) {
+            continue;
+        }
+        let Some(repo) = clone_name(c) else { continue };
+        if !engine_wheels.iter().any(|w| w.eq_ignore_ascii_case(&repo)) {
+            continue;
+        }
+        let install = f
+            .installs
+            .iter()
+            .filter(|i| i.line > c.line && first_server.is_none_or(|l| i.line < l))
+            .flat_map(|i| &i.requirements)
+            .find(|r| {
+                matches!(
+                    r.kind,
+                    RequirementKind::LocalPath | RequirementKind::Editable
+                )
+            });
+        if let Some(r) = install {
+            hits.push(PatchHit {
+                line: r.line,
+                what: format!("builds the engine `{repo}` from a clone of its source"),
+                subject: repo.to_ascii_lowercase(),
+            });
+        }
+    }
     hits
 }
 
@@ -196,6 +250,29 @@ mod split_tests {
             Some("vllm")
         );
         assert_eq!(vcs_name("flashinfer-python==0.3.0"), None);
+    }
+
+    /// `418ebf0^:benchmarks/70b_b200_slurm.sh:25-30`: flashinfer built from
+    /// a clone at a pinned commit; `418ebf0` turns it into a `git+…@<sha>`
+    /// install of the same commit. Both are one engine patch each.
+    #[test]
+    fn an_engine_built_from_its_clone_is_a_patch_418ebf0() {
+        let wheels = ["flashinfer".to_owned(), "flashinfer-python".to_owned()];
+        let base = "#!/usr/bin/env bash\nhf download $MODEL\npip uninstall -y flashinfer-python\ngit clone --recursive https://github.com/flashinfer-ai/flashinfer.git\ngit checkout 9720182476ede910698f8d783c29b2ec91cec023\ncd flashinfer\npip install .\nvllm serve $MODEL --port $PORT\n";
+        let head = "#!/usr/bin/env bash\nhf download $MODEL\npip install \"git+https://github.com/flashinfer-ai/flashinfer.git@9720182476ede910698f8d783c29b2ec91cec023#egg=flashinfer-python\"\nvllm serve $MODEL --port $PORT\n";
+        let b = crate::recipe::script::parse_script("70b_b200_slurm.sh", base.as_bytes()).unwrap();
+        let h = crate::recipe::script::parse_script("70b_b200_slurm.sh", head.as_bytes()).unwrap();
+        let bh = engine_patches(&b, &wheels);
+        assert_eq!(bh.len(), 1, "{bh:?}");
+        assert_eq!((bh[0].line, bh[0].subject.as_str()), (7, "flashinfer"));
+        let hh = engine_patches(&h, &wheels);
+        assert_eq!(hh.len(), 1, "{hh:?}");
+        let (new, pre) = split_new(bh.len(), hh, |l| l == 3);
+        assert!(new.is_empty() && pre.len() == 1);
+        // A clone of a repository that is not an engine is not a patch.
+        let other = base.replace("flashinfer-ai/flashinfer.git", "org/tools.git");
+        let o = crate::recipe::script::parse_script("x.sh", other.as_bytes()).unwrap();
+        assert!(engine_patches(&o, &wheels).is_empty());
     }
 
     #[test]
