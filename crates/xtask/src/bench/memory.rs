@@ -33,7 +33,7 @@ pub(crate) fn peak_inner(fx: &Fixtures) -> anyhow::Result<u64> {
     status_kb("self", "VmHWM")
 }
 
-fn exe() -> anyhow::Result<std::path::PathBuf> {
+pub(crate) fn exe() -> anyhow::Result<std::path::PathBuf> {
     std::env::current_exe().context("locating the xtask binary")
 }
 
@@ -64,6 +64,15 @@ fn fixture_args(args: &BenchArgs) -> Vec<String> {
 /// Instructions of one run of the named workload, counted by callgrind
 /// from entry to exit of `callgrind_measured` only.
 pub(crate) fn callgrind(name: &str, args: &BenchArgs) -> anyhow::Result<u64> {
+    callgrind_of(&exe()?, name, &fixture_args(args))
+}
+
+/// [`callgrind`] of another build's bench binary (the previous build).
+pub(crate) fn callgrind_of(
+    bin: &std::path::Path,
+    name: &str,
+    fixtures: &[String],
+) -> anyhow::Result<u64> {
     let dir = tempfile::tempdir()?;
     let out = dir.path().join("callgrind.out");
     let status = Command::new("valgrind")
@@ -71,9 +80,9 @@ pub(crate) fn callgrind(name: &str, args: &BenchArgs) -> anyhow::Result<u64> {
         .arg(format!("--callgrind-out-file={}", out.display()))
         .arg("--collect-atstart=no")
         .arg("--toggle-collect=*callgrind_measured*")
-        .arg(exe()?)
+        .arg(bin)
         .args(["bench", "--only", name, "--callgrind-inner"])
-        .args(fixture_args(args))
+        .args(fixtures)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

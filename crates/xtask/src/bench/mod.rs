@@ -4,6 +4,7 @@
 //! Budgets are reported, never asserted: a missed budget is a row saying
 //! MISSED, and the command still succeeds.
 pub(crate) mod ack;
+pub(crate) mod baseline;
 pub(crate) mod e2e;
 pub(crate) mod inproc;
 pub(crate) mod matrix;
@@ -57,6 +58,11 @@ pub struct BenchArgs {
     /// the rate.
     #[arg(long, default_value_t = 400)]
     pub replay_last: usize,
+    /// The previous build to compare the in-process rows with: a commit of
+    /// this repository, built once into `target/bench-baseline/` and timed
+    /// side by side with this build in the same run.
+    #[arg(long, value_name = "REV")]
+    pub baseline: Option<String>,
     /// Skip the instruction counts (valgrind --tool=callgrind).
     #[arg(long)]
     pub no_callgrind: bool,
@@ -105,6 +111,12 @@ pub fn main(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if args.callgrind_inner {
         let name = args.only.as_deref().unwrap_or("");
         let mut work = inproc::prepare(name, &fx, 10, 1)?;
+        // As the timed runs do: a warm workload is measured after one run
+        // has filled what it keeps (its setup then resets the rest).
+        if name.ends_with("-warm") {
+            (work.setup)();
+            (work.run)();
+        }
         (work.setup)();
         inproc::callgrind_measured(&mut work);
         return Ok(ExitCode::SUCCESS);
@@ -159,8 +171,13 @@ fn cmd(name: &str) -> String {
 }
 
 async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
-    let mut r = Report::new(args.quick);
+    let mut r = Report::new(args.quick, invocation());
     let callgrind = !args.quick && !args.no_callgrind;
+    let previous = match &args.baseline {
+        Some(rev) => Some(baseline::Baseline::build(rev)?),
+        None => None,
+    };
+    r.baseline = previous.as_ref().map(|b| b.commit.clone());
     if wants(args, "ack") {
         eprintln!("bench: acknowledgement");
         ack::rows(args, &mut r).await?;
@@ -230,6 +247,14 @@ async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
             Some(b) => Status::of(t.median < b),
             None => Status::NoBudget,
         };
+        if let Some(p) = &previous {
+            eprintln!("bench: {name} beside {}", p.commit);
+            let text = match p.compare(name, args, callgrind) {
+                Ok(a) => anchor_text(&a, ir),
+                Err(e) => format!("not compared: {e:#}"),
+            };
+            r.anchors.push((name.to_owned(), text));
+        }
         r.rows.push(Row {
             id: name.to_owned(),
             what: what.to_owned(),
@@ -312,6 +337,37 @@ async fn run(args: &BenchArgs, fx: &Fixtures) -> anyhow::Result<Report> {
         replay::rows(args, &mut r).await?;
     }
     Ok(r)
+}
+
+/// The command line this report comes from, as typed through cargo.
+fn invocation() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let profile = if cfg!(debug_assertions) {
+        ""
+    } else {
+        "--release "
+    };
+    format!("cargo run {profile}-p xtask -- {}", args.join(" "))
+}
+
+/// "0.93× the time, 1.00× the Ir of <previous>": below 1 is faster.
+fn anchor_text(a: &baseline::Anchor, ir: Option<u64>) -> String {
+    let time = format!(
+        "{:.2}× the time ({} against {}, medians of {} interleaved processes each)",
+        a.this_ms / a.prev_ms.max(1e-9),
+        ms(Duration::from_secs_f64(a.this_ms / 1e3)),
+        ms(Duration::from_secs_f64(a.prev_ms / 1e3)),
+        baseline::ROUNDS
+    );
+    match (ir, a.prev_ir) {
+        (Some(now), Some(prev)) if prev > 0 => format!(
+            "{time}; {:.2}× the Ir ({} against {})",
+            now as f64 / prev as f64,
+            report::group(now),
+            report::group(prev)
+        ),
+        _ => time,
+    }
 }
 
 /// The parts of the cold verdict and lint this run measured on their own:
