@@ -311,14 +311,15 @@ pub async fn replay(
         Arc::new(Mutex::new(commits.into_iter().enumerate().collect()));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, Record)>();
     let started = Instant::now();
+    let cap = args.max_file_bytes;
+    // Tree listings and comparisons are shared by the workers.
+    let shared = GitRepo::new(&args.repo).with_max_blob(cap);
     for _ in 0..args.jobs.max(1) {
         let queue = queue.clone();
         let tx = tx.clone();
-        let repo = args.repo.clone();
-        let cap = args.max_file_bytes;
+        // One object reader per worker, kept across its commits.
+        let src = shared.sharing_caches();
         tokio::spawn(async move {
-            // One object reader per worker, kept across its commits.
-            let src = GitRepo::new(&repo).with_max_blob(cap);
             loop {
                 let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
                 let Some((i, c)) = next else { break };
@@ -615,8 +616,8 @@ async fn replay_gate(
             Err(e) => return fail(e.to_string()),
         }
     }
-    let master = master::parse_many(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
-    let keys: Vec<&str> = master
+    let master = gate_master(files);
+    let keys: Vec<&str> = (*master)
         .as_ref()
         .map(|m| m.keys().collect())
         .unwrap_or_default();
@@ -626,7 +627,7 @@ async fn replay_gate(
         let opts = changelog::GateOptions {
             all_evals_label: false,
             evals_only_label: false,
-            master_keys: master.as_ref().ok().map(|_| keys.as_slice()),
+            master_keys: (*master).as_ref().ok().map(|_| keys.as_slice()),
         };
         changelog::pr_gate(
             log,
@@ -663,6 +664,7 @@ async fn replay_gate(
         },
         GateOutcome::Allowed { primary, modifiers } => {
             let appended = report.as_ref().map_or(&[][..], |r| r.appended.as_slice());
+            let master = master.as_ref().clone();
             match job_count(src, &c.sha, &cfg, master, appended, &primary, &modifiers).await {
                 Ok(jobs) => GateRecord {
                     exit: 0,
@@ -674,6 +676,33 @@ async fn replay_gate(
             }
         }
     }
+}
+
+type MasterParse = Result<master::MasterConfig, sweepgate_core::recipe::ParseError>;
+
+/// Master configs the gate parsed lately, by content: consecutive commits
+/// mostly share them, and the gate reads them on every commit.
+static GATE_MASTERS: Mutex<VecDeque<(Vec<(String, Vec<u8>)>, Arc<MasterParse>)>> =
+    Mutex::new(VecDeque::new());
+
+/// [`master::parse_many`] of `files` through [`GATE_MASTERS`].
+fn gate_master(files: Vec<(String, Vec<u8>)>) -> Arc<MasterParse> {
+    const KEPT: usize = 4;
+    {
+        let kept = GATE_MASTERS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, m)) = kept.iter().find(|(f, _)| *f == files) {
+            return m.clone();
+        }
+    }
+    let parsed = Arc::new(master::parse_many(
+        files.iter().map(|(p, b)| (p.as_str(), b.as_slice())),
+    ));
+    let mut kept = GATE_MASTERS.lock().unwrap_or_else(|e| e.into_inner());
+    kept.push_back((files, parsed.clone()));
+    while kept.len() > KEPT {
+        kept.pop_front();
+    }
+    parsed
 }
 
 async fn job_count(

@@ -35,6 +35,53 @@ const TREES_KEPT: usize = 8;
 /// Recently listed trees, by commit id (oldest first).
 type Trees = VecDeque<(String, Arc<Vec<TreeEntry>>)>;
 
+/// How many comparisons a handle keeps: the lint and the checks of one
+/// PR ask for the same one.
+const DIFFS_KEPT: usize = 4;
+
+/// Recent comparisons, by (base, head) commit ids (oldest first).
+type Diffs = VecDeque<((String, String), Arc<Comparison>)>;
+
+/// How many commit objects, asked for by full id, a handle keeps.
+const COMMITS_KEPT: usize = 256;
+
+/// Bytes of blobs a handle keeps by blob id: the history's consecutive
+/// commits share almost every blob (the 320 KB master config above all).
+const BLOB_BYTES_KEPT: usize = 48 << 20;
+
+/// Blobs by id in two generations (a hit moves to the new one; when the
+/// new one is over half the budget it becomes the old one): an
+/// approximate LRU bounded by bytes.
+#[derive(Default)]
+struct Blobs {
+    new: std::collections::HashMap<String, Arc<Vec<u8>>>,
+    new_bytes: usize,
+    old: std::collections::HashMap<String, Arc<Vec<u8>>>,
+}
+
+impl Blobs {
+    fn get(&mut self, oid: &str) -> Option<Arc<Vec<u8>>> {
+        if let Some(b) = self.new.get(oid) {
+            return Some(b.clone());
+        }
+        let b = self.old.remove(oid)?;
+        self.put(oid, b.clone());
+        Some(b)
+    }
+
+    fn put(&mut self, oid: &str, body: Arc<Vec<u8>>) {
+        if body.len() > BLOB_BYTES_KEPT / 4 {
+            return;
+        }
+        if self.new_bytes + body.len() > BLOB_BYTES_KEPT / 2 {
+            self.old = std::mem::take(&mut self.new);
+            self.new_bytes = 0;
+        }
+        self.new_bytes += body.len();
+        self.new.insert(oid.to_owned(), body);
+    }
+}
+
 /// One commit as the replay and the local checks see it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CommitInfo {
@@ -55,6 +102,9 @@ pub struct GitRepo {
     max_blob: u64,
     batch: Arc<tokio::sync::Mutex<Option<Batch>>>,
     trees: Arc<std::sync::Mutex<Trees>>,
+    diffs: Arc<std::sync::Mutex<Diffs>>,
+    commits: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<Vec<u8>>>>>,
+    blobs: Arc<std::sync::Mutex<Blobs>>,
 }
 
 impl std::fmt::Debug for GitRepo {
@@ -76,6 +126,19 @@ impl GitRepo {
             max_blob: DEFAULT_MAX_BLOB,
             batch: Arc::new(tokio::sync::Mutex::new(None)),
             trees: Arc::new(std::sync::Mutex::new(VecDeque::new())),
+            diffs: Arc::new(std::sync::Mutex::new(VecDeque::new())),
+            commits: Arc::default(),
+            blobs: Arc::default(),
+        }
+    }
+
+    /// Another handle on the same repository with its own object reader,
+    /// sharing this one's tree listings and comparisons (the replay's
+    /// workers: commit N's head is commit N+1's base).
+    pub fn sharing_caches(&self) -> Self {
+        Self {
+            batch: Arc::new(tokio::sync::Mutex::new(None)),
+            ..self.clone()
         }
     }
 
@@ -192,12 +255,30 @@ impl GitRepo {
     }
 
     /// The commit object a revision names: its id and raw body.
-    async fn commit_object(&self, rev: &str) -> Result<(String, Vec<u8>), RepoError> {
+    async fn commit_object(&self, rev: &str) -> Result<(String, Arc<Vec<u8>>), RepoError> {
         check_rev(rev)?;
+        // A full commit id names one object forever: kept, no round trip.
+        let full_id = Sha::parse(rev).is_some_and(|s| s.to_string() == rev);
+        if full_id {
+            let kept = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(body) = kept.get(rev) {
+                return Ok((rev.to_owned(), body.clone()));
+            }
+        }
         let name = format!("{rev}^{{commit}}");
         match self.object(&name, 64 << 20).await? {
             Answer::Found { oid, kind, body } if kind == "commit" => match Sha::parse(&oid) {
-                Some(sha) => Ok((sha.to_string(), body)),
+                Some(sha) => {
+                    let (sha, body) = (sha.to_string(), Arc::new(body));
+                    if full_id && sha == rev {
+                        let mut kept = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+                        if kept.len() >= COMMITS_KEPT {
+                            kept.clear();
+                        }
+                        kept.insert(sha.clone(), body.clone());
+                    }
+                    Ok((sha, body))
+                }
                 None => Err(RepoError::Output {
                     args: "cat-file --batch".into(),
                     message: format!("not a commit id: {oid:?}"),
@@ -255,6 +336,13 @@ impl GitRepo {
     pub async fn commits_between(&self, base: &str, head: &str) -> Result<Vec<String>, RepoError> {
         check_rev(base)?;
         check_rev(head)?;
+        // A commit on top of `base` alone (every squash merge): no process.
+        let head_info = self.commit_info(head).await?;
+        if let [parent] = head_info.parents.as_slice()
+            && *parent == self.resolve_commit(base).await?
+        {
+            return Ok(vec![head_info.sha]);
+        }
         let range = format!("{base}..{head}");
         let out = self
             .ok(&["rev-list", "--reverse", "--end-of-options", &range])
@@ -311,8 +399,21 @@ impl GitRepo {
         {
             return Err(too_large(size));
         }
+        let kept = {
+            let mut blobs = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
+            blobs.get(&entry.oid)
+        };
+        if let Some(body) = kept {
+            return Ok(body.as_ref().clone());
+        }
         match self.object(&entry.oid, self.max_blob).await? {
-            Answer::Found { body, .. } => Ok(body),
+            Answer::Found { body, .. } => {
+                let body = Arc::new(body);
+                let mut blobs = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
+                blobs.put(&entry.oid, body.clone());
+                drop(blobs);
+                Ok(Arc::unwrap_or_clone(body))
+            }
             Answer::TooLarge { size } => Err(too_large(size)),
             Answer::Missing | Answer::Ambiguous => Err(RepoError::Output {
                 args: "cat-file --batch".into(),
@@ -355,59 +456,89 @@ impl GitRepo {
         Ok(self.tree_of(&sha).await?.as_ref().clone())
     }
 
+    /// The merge base of two commits; a parent of `head` is its own
+    /// merge base with `head` (a replay's PR), found without a process.
+    async fn merge_base(&self, base_sha: &str, head_sha: &str) -> Result<String, RepoError> {
+        if base_sha == head_sha
+            || self
+                .commit_info(head_sha)
+                .await?
+                .parents
+                .iter()
+                .any(|p| p == base_sha)
+        {
+            return Ok(base_sha.to_owned());
+        }
+        let (code, mb, stderr) = self.run(&["merge-base", base_sha, head_sha]).await?;
+        match code {
+            Some(0) => Ok(String::from_utf8_lossy(&mb).trim().to_string()),
+            Some(1) if stderr.is_empty() => Err(RepoError::NoMergeBase {
+                base: base_sha.into(),
+                head: head_sha.into(),
+            }),
+            _ => Err(git_failed(
+                &["merge-base", base_sha, head_sha],
+                code,
+                stderr,
+            )),
+        }
+    }
+
     async fn diff(&self, base: &str, head: &str) -> Result<Comparison, RepoError> {
         let base_sha = self.resolve_commit(base).await?;
         let head_sha = self.resolve_commit(head).await?;
-        let (code, mb, stderr) = self.run(&["merge-base", &base_sha, &head_sha]).await?;
-        let merge_base = match code {
-            Some(0) => String::from_utf8_lossy(&mb).trim().to_string(),
-            Some(1) if stderr.is_empty() => {
+        let key = (base_sha, head_sha);
+        let cached = {
+            let kept = self.diffs.lock().unwrap_or_else(|e| e.into_inner());
+            kept.iter().find(|(k, _)| *k == key).map(|(_, c)| c.clone())
+        };
+        if let Some(c) = cached {
+            return Ok(c.as_ref().clone());
+        }
+        let merge_base = match self.merge_base(&key.0, &key.1).await {
+            Err(RepoError::NoMergeBase { .. }) => {
                 return Err(RepoError::NoMergeBase {
                     base: base.into(),
                     head: head.into(),
                 });
             }
-            _ => return Err(git_failed(&["merge-base", base, head], code, stderr)),
+            other => other?,
         };
-        let common = [
+        // One diff queue, three listings in one process: `--raw` and
+        // `--numstat` records (NUL-terminated), a NUL, then the patch.
+        let args = [
+            "diff",
             "--no-color",
             "--no-ext-diff",
             "--no-textconv",
             "-M",
             "--full-index",
+            "--raw",
+            "--numstat",
+            "--patch",
+            "-U3",
+            "-z",
+            merge_base.as_str(),
+            key.1.as_str(),
         ];
-        let mut name_args = vec!["diff", "--name-status", "-z"];
-        name_args.extend(common);
-        name_args.extend([merge_base.as_str(), head_sha.as_str()]);
-        let names = self.ok(&name_args).await?;
-        let mut files = parse_name_status(&names).ok_or_else(|| RepoError::Output {
-            args: name_args.join(" "),
-            message: "unparsable --name-status output".into(),
-        })?;
-
-        let mut num_args = vec!["diff", "--numstat", "-z"];
-        num_args.extend(common);
-        num_args.extend([merge_base.as_str(), head_sha.as_str()]);
-        let nums = self.ok(&num_args).await?;
-        let counts = parse_numstat(&nums);
-
-        let mut patch_args = vec!["diff", "--patch", "-U3"];
-        patch_args.extend(common);
-        patch_args.extend([merge_base.as_str(), head_sha.as_str()]);
-        let patch = self.ok(&patch_args).await?;
-        let blocks = split_patch(&String::from_utf8_lossy(&patch));
-
-        // The three listings come from one diff queue, so they share its order.
+        let out = self.ok(&args).await?;
+        let bad = |message: String| RepoError::Output {
+            args: args.join(" "),
+            message,
+        };
+        let (names, nums, patch) =
+            split_combined(&out).ok_or_else(|| bad("unparsable --raw/--numstat output".into()))?;
+        let mut files =
+            parse_name_status(&names).ok_or_else(|| bad("unparsable --raw output".into()))?;
+        let counts = parse_numstat(nums);
+        let blocks = split_patch(&String::from_utf8_lossy(patch));
         if counts.len() != files.len() || blocks.len() != files.len() {
-            return Err(RepoError::Output {
-                args: patch_args.join(" "),
-                message: format!(
-                    "{} files, {} numstat rows, {} patch blocks",
-                    files.len(),
-                    counts.len(),
-                    blocks.len()
-                ),
-            });
+            return Err(bad(format!(
+                "{} files, {} numstat rows, {} patch blocks",
+                files.len(),
+                counts.len(),
+                blocks.len()
+            )));
         }
         for ((f, (add, del, binary)), block) in files.iter_mut().zip(counts).zip(blocks) {
             f.additions = add;
@@ -415,12 +546,67 @@ impl GitRepo {
             f.binary = binary || block.binary;
             f.patch = if f.binary { None } else { block.hunks };
         }
-        Ok(Comparison {
+        let cmp = Comparison {
             merge_base,
-            head: head_sha,
+            head: key.1.clone(),
             files,
-        })
+        };
+        let mut kept = self.diffs.lock().unwrap_or_else(|e| e.into_inner());
+        kept.push_back((key, Arc::new(cmp.clone())));
+        while kept.len() > DIFFS_KEPT {
+            kept.pop_front();
+        }
+        Ok(cmp)
     }
+}
+
+/// Splits `git diff --raw --numstat --patch -z` output into the
+/// `--name-status -z` form of its raw records, its numstat records and
+/// the patch text.
+fn split_combined(out: &[u8]) -> Option<(Vec<u8>, &[u8], &[u8])> {
+    // The next NUL-terminated field from `at`, and the position after it.
+    let field = |at: usize| -> Option<(&[u8], usize)> {
+        let len = out.get(at..)?.iter().position(|b| *b == 0)?;
+        Some((&out[at..at + len], at + len + 1))
+    };
+    let mut names = Vec::new();
+    let mut at = 0;
+    let mut n = 0;
+    // `:100644 100644 <oid> <oid> M\0path\0`, renames and copies with two paths.
+    while out.get(at) == Some(&b':') {
+        let (head, next) = field(at)?;
+        let status = head.rsplit(|b| *b == b' ').next()?;
+        let paths = if matches!(status.first(), Some(b'R' | b'C')) {
+            2
+        } else {
+            1
+        };
+        names.extend_from_slice(status);
+        names.push(0);
+        at = next;
+        for _ in 0..paths {
+            let (p, next) = field(at)?;
+            names.extend_from_slice(p);
+            names.push(0);
+            at = next;
+        }
+        n += 1;
+    }
+    let nums_start = at;
+    for _ in 0..n {
+        // `add\tdel\tpath\0`, or `add\tdel\t\0old\0new\0` for a rename.
+        let (row, next) = field(at)?;
+        at = next;
+        if row.ends_with(b"\t") {
+            at = field(field(at)?.1)?.1;
+        }
+    }
+    let nums = &out[nums_start..at];
+    // A NUL parts the records from the patch.
+    if out.get(at) == Some(&0) {
+        at += 1;
+    }
+    Some((names, nums, &out[at..]))
 }
 
 impl RepoSource for GitRepo {
@@ -660,6 +846,26 @@ mod tests {
         v.extend_from_slice(b"3\t0\t\0old\0new\0-\t-\tbin.png\0");
         let rows = parse_numstat(&v);
         assert_eq!(rows, vec![(1, 2, false), (3, 0, false), (0, 0, true)]);
+    }
+
+    #[test]
+    fn one_diff_process_gives_names_counts_and_patch() {
+        let mut out =
+            b":100644 100644 aa bb M\0a.txt\0:100644 100644 cc cc R087\0old.sh\0new.sh\0".to_vec();
+        out.extend_from_slice(b"1\t2\ta.txt\0" as &[u8]);
+        out.extend_from_slice(
+            b"3\t0\t\0old.sh\0new.sh\0\0diff --git a/a.txt b/a.txt\n@@ -1 +1 @@\n",
+        );
+        let (names, nums, patch) = split_combined(&out).unwrap();
+        assert_eq!(names, b"M\0a.txt\0R087\0old.sh\0new.sh\0");
+        assert_eq!(parse_numstat(nums), vec![(1, 2, false), (3, 0, false)]);
+        assert!(patch.starts_with(b"diff --git a/a.txt"));
+        assert_eq!(
+            split_combined(b"").unwrap(),
+            (Vec::new(), &b""[..], &b""[..])
+        );
+        // A record cut short is refused, not misread.
+        assert!(split_combined(b":100644 100644 aa bb M\0a.txt").is_none());
     }
 
     #[test]

@@ -312,19 +312,33 @@ pub(crate) async fn read_trees(
         };
         // Cached: deriving the facts reads the same head text again.
         let parsed = parse_master_cached(m, text);
+        // An unchanged file: the keys that start a line after the first
+        // (`\n<key>:` in it), found in one pass over its lines.
+        let unchanged = base_files.get(m).filter(|b| *b == text);
+        let line_keys: std::collections::HashSet<&str> = unchanged
+            .map(|b| {
+                b.split('\n')
+                    .skip(1)
+                    .flat_map(|line| line.match_indices(':').map(move |(i, _)| &line[..i]))
+                    .collect()
+            })
+            .unwrap_or_default();
         for e in parsed.as_ref().as_ref().map_or(&[][..], Vec::as_slice) {
-            if base_files
-                .get(m)
-                .is_some_and(|b| b.contains(&format!("\n{}:", e.key)) && b == text)
-            {
+            if unchanged.is_some_and(|b| {
+                if e.key.contains('\n') {
+                    b.contains(&format!("\n{}:", e.key))
+                } else {
+                    line_keys.contains(e.key.as_str())
+                }
+            }) {
                 continue;
             }
             for cf in e.config_files() {
-                let tail = cf.strip_prefix("recipes/").unwrap_or(&cf).to_owned();
+                let tail = format!("/{}", cf.strip_prefix("recipes/").unwrap_or(&cf));
                 extra.extend(
                     head_tree
                         .iter()
-                        .filter(|h| **h == cf || h.ends_with(&format!("/{tail}")))
+                        .filter(|h| **h == cf || h.ends_with(&tail))
                         .cloned(),
                 );
             }

@@ -27,7 +27,7 @@ type Parsed<T> = Result<T, crate::recipe::ParseError>;
 
 /// Parse results by content, across the lint runs of the process.
 static MASTERS: Shared<Parsed<MasterConfig>> = LazyLock::new(|| BlobCache::new(16));
-static ENTRIES: Shared<Parsed<BTreeMap<String, serde_json::Value>>> =
+static ENTRIES: Shared<Parsed<BTreeMap<String, Arc<serde_json::Value>>>> =
     LazyLock::new(|| BlobCache::new(32));
 static SCRIPTS: Shared<Parsed<ScriptFacts>> = LazyLock::new(|| BlobCache::new(4096));
 static RECIPES: Shared<Parsed<SrtRecipe>> = LazyLock::new(|| BlobCache::new(4096));
@@ -83,8 +83,9 @@ pub struct Context<'a> {
     pub input: &'a LintInput,
     pub head_master: Option<MasterConfig>,
     /// Entry content (positions dropped) per key, base and head.
-    pub base_entries: BTreeMap<String, serde_json::Value>,
-    pub head_entries: BTreeMap<String, serde_json::Value>,
+    /// Shared with the parse cache: a build copies no entry.
+    pub base_entries: BTreeMap<String, Arc<serde_json::Value>>,
+    pub head_entries: BTreeMap<String, Arc<serde_json::Value>>,
     pub changed_keys: Vec<(String, KeyChange)>,
     pub removed_keys: Vec<String>,
     pub runners: Option<RunnerConfig>,
@@ -109,14 +110,14 @@ pub(crate) const UNREAD: &str =
 fn entry_json(
     file: &str,
     bytes: &[u8],
-    out: &mut BTreeMap<String, serde_json::Value>,
+    out: &mut BTreeMap<String, Arc<serde_json::Value>>,
 ) -> Result<(), crate::recipe::ParseError> {
     let entries = cached(&ENTRIES, &[(file, bytes)], || {
         let doc = master::parse_document(file, bytes)?;
         Ok(doc
             .entries
             .into_iter()
-            .map(|e| (e.key.clone(), e.node.value.to_json()))
+            .map(|e| (e.key.clone(), Arc::new(e.node.value.to_json())))
             .collect())
     })?;
     out.extend(entries);
