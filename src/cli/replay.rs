@@ -679,14 +679,15 @@ async fn replay_gate(
 }
 
 type MasterParse = Result<master::MasterConfig, sweepgate_core::recipe::ParseError>;
+/// The master configs' paths and contents, the key of a parse.
+type MasterFiles = Vec<(String, Vec<u8>)>;
 
 /// Master configs the gate parsed lately, by content: consecutive commits
 /// mostly share them, and the gate reads them on every commit.
-static GATE_MASTERS: Mutex<VecDeque<(Vec<(String, Vec<u8>)>, Arc<MasterParse>)>> =
-    Mutex::new(VecDeque::new());
+static GATE_MASTERS: Mutex<VecDeque<(MasterFiles, Arc<MasterParse>)>> = Mutex::new(VecDeque::new());
 
 /// [`master::parse_many`] of `files` through [`GATE_MASTERS`].
-fn gate_master(files: Vec<(String, Vec<u8>)>) -> Arc<MasterParse> {
+fn gate_master(files: MasterFiles) -> Arc<MasterParse> {
     const KEPT: usize = 4;
     {
         let kept = GATE_MASTERS.lock().unwrap_or_else(|e| e.into_inner());

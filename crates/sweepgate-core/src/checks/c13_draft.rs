@@ -27,6 +27,9 @@ fn overrides_of(p: &str, t: &str) -> Vec<served::DraftOverride> {
     served::draft_overrides(&settings)
 }
 
+/// An override found: file, line, knob.
+type Found = (String, usize, String);
+
 /// The first draft-precision override of a key's launch that the PR
 /// introduces, over the key's scripts, recipes (every role) and
 /// master-config settings; else the first one the base already had.
@@ -38,10 +41,7 @@ fn override_in(
     s: &Snapshot,
     k: &ChangedKey,
     base_entry: Option<&crate::checks::snapshot::MasterEntry>,
-) -> (
-    Option<(String, usize, String)>,
-    Option<(String, usize, String)>,
-) {
+) -> (Option<Found>, Option<Found>) {
     let mut new = None;
     let mut old = None;
     let mut judge = |head: Vec<served::DraftOverride>, base: Vec<served::DraftOverride>| {

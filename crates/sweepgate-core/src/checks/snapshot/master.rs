@@ -98,33 +98,12 @@ impl MasterEntry {
         // same rows, so the key's scripts are found as lint's routes find
         // them.
         if let Some(blocks) = self.node.get("seq-len-configs").and_then(Node::as_seq) {
-            for block in blocks {
-                let isl = block.get("isl").and_then(Node::as_i64);
-                let osl = block.get("osl").and_then(Node::as_i64);
-                for row in block
-                    .get("search-space")
-                    .and_then(Node::as_seq)
-                    .unwrap_or(&[])
-                {
-                    out.push(search_row(row, false, isl, osl));
-                }
-            }
+            block_rows(blocks, false, &mut out);
         }
-        let Some(scen) = self.node.get("scenarios").and_then(Node::as_map) else {
-            return out;
-        };
-        for (k, blocks) in scen {
-            let agentic = k.as_str() == Some("agentic-coding");
-            for block in blocks.as_seq().unwrap_or(&[]) {
-                let isl = block.get("isl").and_then(Node::as_i64);
-                let osl = block.get("osl").and_then(Node::as_i64);
-                for row in block
-                    .get("search-space")
-                    .and_then(Node::as_seq)
-                    .unwrap_or(&[])
-                {
-                    out.push(search_row(row, agentic, isl, osl));
-                }
+        if let Some(scen) = self.node.get("scenarios").and_then(Node::as_map) {
+            for (k, blocks) in scen {
+                let agentic = k.as_str() == Some("agentic-coding");
+                block_rows(blocks.as_seq().unwrap_or(&[]), agentic, &mut out);
             }
         }
         out
@@ -169,6 +148,21 @@ impl MasterEntry {
             }
         }
         out
+    }
+}
+
+/// The search-space rows of scenario blocks (each with its `isl`/`osl`).
+fn block_rows(blocks: &[Node], agentic: bool, out: &mut Vec<SearchRow>) {
+    for block in blocks {
+        let isl = block.get("isl").and_then(Node::as_i64);
+        let osl = block.get("osl").and_then(Node::as_i64);
+        for row in block
+            .get("search-space")
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+        {
+            out.push(search_row(row, agentic, isl, osl));
+        }
     }
 }
 
