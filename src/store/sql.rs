@@ -36,6 +36,19 @@ const UPSERT_AUTHORED_SIGNOFF: &str = "INSERT INTO authored_signoffs (repository
 /// The claim: pending and due, or running with an expired lease; and no
 /// earlier unfinished job with the same serial key (per-PR FIFO, which also
 /// makes two jobs of one PR never run at once, across replicas).
+/// What keeps a job of a serial key from being claimed: an earlier
+/// unfinished job of its key, or any job of its key running on a live
+/// lease. The second matters on PostgreSQL with replicas: job ids are drawn
+/// before their transactions commit, so an earlier id can become visible
+/// after a later one of its key has started, and must then wait for it.
+/// (`e` is the other job, `j` the candidate, `$4` now.)
+const SERIAL_BLOCKER: &str = "((e.id < j.id AND e.state IN ('pending', 'running')) \
+     OR (e.state = 'running' AND e.lease_until >= $4))";
+
+/// [`SERIAL_BLOCKER`] for SQLite's claim by id (candidate `jobs`).
+const SERIAL_BLOCKER_BY_ID: &str = "((e.id < jobs.id AND e.state IN ('pending', 'running')) \
+     OR (e.state = 'running' AND e.lease_until >= $4))";
+
 fn claim_sql(lock_clause: &str) -> String {
     format!(
         "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_token = $1, \
@@ -45,8 +58,8 @@ fn claim_sql(lock_clause: &str) -> String {
                 OR (j.state = 'running' AND j.lease_until < $4 \
                     AND j.attempts < j.max_attempts)) \
               AND (j.serial_key IS NULL OR NOT EXISTS ( \
-                  SELECT 1 FROM jobs e WHERE e.serial_key = j.serial_key AND e.id < j.id \
-                  AND e.state IN ('pending', 'running'))) \
+                  SELECT 1 FROM jobs e WHERE e.serial_key = j.serial_key AND e.id <> j.id \
+                  AND {SERIAL_BLOCKER})) \
             ORDER BY j.id LIMIT 1 {lock_clause}) \
          RETURNING {JOB_COLUMNS}"
     )
@@ -74,11 +87,14 @@ fn sqlite_claim_by_id() -> String {
            AND ((state = 'pending' AND run_after <= $4) \
              OR (state = 'running' AND lease_until < $4 AND attempts < max_attempts)) \
            AND (serial_key IS NULL OR NOT EXISTS ( \
-               SELECT 1 FROM jobs e WHERE e.serial_key = jobs.serial_key AND e.id < jobs.id \
-               AND e.state IN ('pending', 'running'))) \
+               SELECT 1 FROM jobs e WHERE e.serial_key = jobs.serial_key AND e.id <> jobs.id \
+               AND {SERIAL_BLOCKER_BY_ID})) \
          RETURNING {JOB_COLUMNS}"
     )
 }
+
+/// PostgreSQL advisory lock key of the claim ("sweepgate claim").
+const CLAIM_LOCK: i64 = 0x5377_6565_7067_436c;
 
 /// Candidates a SQLite claim tries before it reports nothing to claim
 /// (each lost one was taken by another worker in between).
@@ -383,14 +399,24 @@ macro_rules! sql_store {
                     }
                     return Ok(None);
                 }
+                // Claims of all replicas take turns (a transaction-scoped
+                // advisory lock), so each claim's search sees the jobs the
+                // previous one started; without it two claims could start
+                // two jobs of one key that became visible out of order.
+                let mut tx = self.pool.begin().await?;
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(CLAIM_LOCK)
+                    .execute(&mut *tx)
+                    .await?;
                 let row: Option<JobRow> =
                     sqlx::query_as(sqlx::AssertSqlSafe(self.claim_sql.clone()))
                         .bind(token)
                         .bind(owner)
                         .bind(until)
                         .bind(now)
-                        .fetch_optional(&self.pool)
+                        .fetch_optional(&mut *tx)
                         .await?;
+                tx.commit().await?;
                 Ok(row.map(|job| Claimed { job, token }))
             }
 

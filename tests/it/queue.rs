@@ -446,3 +446,65 @@ async fn two_consumers_never_overlap_one_pr_and_never_run_a_job_twice() {
     })
     .await;
 }
+
+/// Sets a job's state behind the store's back (what another replica's
+/// commits look like from here).
+async fn force_state(db: &TestDb, id: JobId, state: &str, lease_until: i64) {
+    let sql = format!(
+        "UPDATE jobs SET state = '{state}', lease_until = {lease_until} WHERE id = {}",
+        id.0
+    );
+    if db.name == "postgres" {
+        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    } else {
+        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_job_visible_after_a_later_one_of_its_pr_started_waits_for_it() {
+    // On PostgreSQL with replicas, job ids are drawn before their
+    // transactions commit: the later job of a PR can be claimed and running
+    // when the earlier one becomes visible. The earlier one must wait.
+    on_both(|db: TestDb| async move {
+        let s = db.store.clone();
+        let early = s
+            .enqueue(&job("k", Some("o/r#11"), "early"), now_ms())
+            .await
+            .unwrap();
+        let late = s
+            .enqueue(&job("k", Some("o/r#11"), "late"), now_ms())
+            .await
+            .unwrap();
+        force_state(&db, late, "running", now_ms() + 60_000).await;
+        let c = s
+            .claim("w", now_ms(), Duration::from_secs(60))
+            .await
+            .unwrap();
+        assert!(
+            c.is_none(),
+            "{}: claimed {:?} while a job of its PR runs",
+            db.name,
+            c.map(|c| c.job.id)
+        );
+        force_state(&db, late, "done", 0).await;
+        let c = s
+            .claim("w", now_ms(), Duration::from_secs(60))
+            .await
+            .unwrap()
+            .expect("claimable once the running job is done");
+        assert_eq!(c.job.id, early.0 as i64, "{}", db.name);
+        db
+    })
+    .await;
+}
