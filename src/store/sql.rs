@@ -41,15 +41,17 @@ const UPSERT_AUTHORED_SIGNOFF: &str = "INSERT INTO authored_signoffs (repository
 /// lease. The second matters on PostgreSQL with replicas: job ids are drawn
 /// before their transactions commit, so an earlier id can become visible
 /// after a later one of its key has started, and must then wait for it.
-/// (`e` is the other job, `j` the candidate, `$4` now.)
-const SERIAL_BLOCKER: &str = "((e.id < j.id AND e.state IN ('pending', 'running')) \
-     OR (e.state = 'running' AND e.lease_until >= $4))";
-
-/// [`SERIAL_BLOCKER`] for SQLite's claim by id (candidate `jobs`).
-const SERIAL_BLOCKER_BY_ID: &str = "((e.id < jobs.id AND e.state IN ('pending', 'running')) \
-     OR (e.state = 'running' AND e.lease_until >= $4))";
+/// `e` is the other job, `candidate` the candidate's table or alias, `$4`
+/// now.
+fn serial_blocker(candidate: &str) -> String {
+    format!(
+        "((e.id < {candidate}.id AND e.state IN ('pending', 'running')) \
+         OR (e.state = 'running' AND e.lease_until >= $4))"
+    )
+}
 
 fn claim_sql(lock_clause: &str) -> String {
+    let blocker = serial_blocker("j");
     format!(
         "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_token = $1, \
          lease_owner = $2, lease_until = $3, updated_at = $4 \
@@ -59,7 +61,7 @@ fn claim_sql(lock_clause: &str) -> String {
                     AND j.attempts < j.max_attempts)) \
               AND (j.serial_key IS NULL OR NOT EXISTS ( \
                   SELECT 1 FROM jobs e WHERE e.serial_key = j.serial_key AND e.id <> j.id \
-                  AND {SERIAL_BLOCKER})) \
+                  AND {blocker})) \
             ORDER BY j.id LIMIT 1 {lock_clause}) \
          RETURNING {JOB_COLUMNS}"
     )
@@ -80,6 +82,7 @@ const SQLITE_CLAIM_CANDIDATE: &str = "SELECT j.id FROM jobs j \
 /// SQLite's claim, step two: that job, if it is still claimable and still
 /// heads its key (checked again for this one row, under the write lock).
 fn sqlite_claim_by_id() -> String {
+    let blocker = serial_blocker("jobs");
     format!(
         "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_token = $1, \
          lease_owner = $2, lease_until = $3, updated_at = $4 \
@@ -88,7 +91,7 @@ fn sqlite_claim_by_id() -> String {
              OR (state = 'running' AND lease_until < $4 AND attempts < max_attempts)) \
            AND (serial_key IS NULL OR NOT EXISTS ( \
                SELECT 1 FROM jobs e WHERE e.serial_key = jobs.serial_key AND e.id <> jobs.id \
-               AND {SERIAL_BLOCKER_BY_ID})) \
+               AND {blocker})) \
          RETURNING {JOB_COLUMNS}"
     )
 }

@@ -96,35 +96,20 @@ async fn a_batch_stores_each_delivery_once_with_its_job_in_arrival_order() {
 /// A trigger that refuses the delivery `refused`, as a constraint would.
 async fn refuse_one(db: &TestDb) {
     if db.name == "sqlite" {
-        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
-        sqlx::query(
-            "CREATE TRIGGER refuse BEFORE INSERT ON deliveries \
+        db.execute(&["CREATE TRIGGER refuse BEFORE INSERT ON deliveries \
              WHEN NEW.delivery_id = 'refused' \
-             BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
-        )
-        .execute(&pool)
-        .await
-        .unwrap();
-        pool.close().await;
+             BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"])
+            .await;
     } else {
-        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-        sqlx::query(
+        db.execute(&[
             "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN \
              IF NEW.delivery_id = 'refused' THEN \
              RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'check_violation'; \
              END IF; RETURN NEW; END $$ LANGUAGE plpgsql",
-        )
-        .execute(&pool)
-        .await
-        .unwrap();
-        sqlx::query(
             "CREATE TRIGGER refuse BEFORE INSERT ON deliveries \
              FOR EACH ROW EXECUTE FUNCTION refuse()",
-        )
-        .execute(&pool)
-        .await
-        .unwrap();
-        pool.close().await;
+        ])
+        .await;
     }
 }
 

@@ -454,21 +454,7 @@ async fn force_state(db: &TestDb, id: JobId, state: &str, lease_until: i64) {
         "UPDATE jobs SET state = '{state}', lease_until = {lease_until} WHERE id = {}",
         id.0
     );
-    if db.name == "postgres" {
-        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-        sqlx::query(sqlx::AssertSqlSafe(sql))
-            .execute(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-    } else {
-        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
-        sqlx::query(sqlx::AssertSqlSafe(sql))
-            .execute(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-    }
+    db.execute(&[&sql]).await;
 }
 
 #[tokio::test]

@@ -59,7 +59,31 @@ pub struct TestDb {
     pg_db: Option<String>,
 }
 
+async fn execute_on<DB: sqlx::Database>(url: &str, statements: &[&str])
+where
+    for<'c> &'c sqlx::Pool<DB>: sqlx::Executor<'c, Database = DB>,
+{
+    let pool = sqlx::Pool::<DB>::connect(url).await.unwrap();
+    for sql in statements {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(*sql))
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    pool.close().await;
+}
+
 impl TestDb {
+    /// Runs `statements` on the database behind the store's back (a
+    /// trigger, another replica's commits), one connection for all.
+    pub async fn execute(&self, statements: &[&str]) {
+        if self.name == "postgres" {
+            execute_on::<sqlx::Postgres>(&self.url, statements).await;
+        } else {
+            execute_on::<sqlx::Sqlite>(&self.url, statements).await;
+        }
+    }
+
     pub async fn sqlite() -> TestDb {
         let db = Self::sqlite_unmigrated().await;
         db.store.migrate().await.unwrap();
