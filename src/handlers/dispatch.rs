@@ -6,8 +6,8 @@ use super::{Scope, Services, read_at, record_activity};
 use crate::events::{Event, Handler, HandlerError, JobContext};
 use crate::github::GitHubSource;
 use crate::store::{
-    DeliveryOutcome, NewDelivery, NewJob, Store, SweepJob, SweepRow, SweepState, SweepUpdate,
-    now_ms,
+    DeliveryBody, DeliveryOutcome, NewDelivery, NewJob, Store, SweepJob, SweepRow, SweepState,
+    SweepUpdate, now_ms,
 };
 use serde_json::json;
 use sweepgate_core::checks::c01_sweep::run_id_of;
@@ -465,7 +465,7 @@ pub async fn refresh_open_sweeps(services: &Services, store: &Store) -> anyhow::
             repository: Some(s.repository.clone()),
             installation_id: Some(inst),
             pr_number: Some(s.pr_number),
-            body: body.to_string(),
+            body: DeliveryBody::compress(body.to_string().as_bytes()),
             received_at: now,
         };
         let job = NewJob {

@@ -15,7 +15,9 @@ pub mod signature;
 
 use crate::config::server::{IntakeLimits, Secret};
 use crate::events::{self, Disposition};
-use crate::store::{BatchItem, DeliveryOutcome, Inserted, NewDelivery, NewJob, Store, now_ms};
+use crate::store::{
+    BatchItem, DeliveryBody, DeliveryOutcome, Inserted, NewDelivery, NewJob, Store, now_ms,
+};
 use crate::telemetry;
 use axum::Router;
 use axum::body::Body;
@@ -238,8 +240,9 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Body) 
         Ok(parsed) => parsed,
         Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
     };
-    // `parse` accepted it as JSON, so it is UTF-8.
-    let text = String::from_utf8_lossy(&json_body).into_owned();
+    // `parse` accepted it as JSON, so it is UTF-8. Compressed here, in the
+    // request's task, so the one writer task only writes.
+    let body = DeliveryBody::compress(&json_body);
     let delivery_id = DeliveryId(delivery.to_owned());
     let disposition = events::disposition(event, envelope.action.as_deref());
     let new = NewDelivery {
@@ -249,7 +252,7 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Body) 
         repository: envelope.repository.as_ref().map(|r| r.0.clone()),
         installation_id: envelope.installation_id.map(|i| i as i64),
         pr_number: envelope.pr_number.map(|n| n.0 as i64),
-        body: text,
+        body,
         received_at,
     };
     let (outcome, job) = match &disposition {
@@ -308,7 +311,10 @@ async fn webhook(State(state): State<AppState>, headers: HeaderMap, body: Body) 
 
 /// GitHub sends JSON, or a form with the JSON in `payload=` when the hook is
 /// configured that way; the signature covers the raw body either way.
-fn json_payload(headers: &HeaderMap, body: &[u8]) -> Result<Vec<u8>, Box<Response>> {
+fn json_payload<'b>(
+    headers: &HeaderMap,
+    body: &'b [u8],
+) -> Result<std::borrow::Cow<'b, [u8]>, Box<Response>> {
     let ctype = header_str(headers, header::CONTENT_TYPE.as_str())
         .unwrap_or("application/json")
         .split(';')
@@ -317,10 +323,10 @@ fn json_payload(headers: &HeaderMap, body: &[u8]) -> Result<Vec<u8>, Box<Respons
         .trim()
         .to_ascii_lowercase();
     match ctype.as_str() {
-        "application/json" | "" => Ok(body.to_vec()),
+        "application/json" | "" => Ok(body.into()),
         "application/x-www-form-urlencoded" => url::form_urlencoded::parse(body)
             .find(|(k, _)| k == "payload")
-            .map(|(_, v)| v.into_owned().into_bytes())
+            .map(|(_, v)| v.into_owned().into_bytes().into())
             .ok_or_else(|| {
                 Box::new(error(
                     StatusCode::BAD_REQUEST,

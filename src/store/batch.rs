@@ -19,7 +19,7 @@ pub struct BatchItem {
 }
 
 /// Rows per multi-row `INSERT`: far below SQLite's 32,766 and PostgreSQL's
-/// 65,535 bound parameters (10 a delivery).
+/// 65,535 bound parameters (11 a delivery).
 pub(crate) const ROWS_PER_STATEMENT: usize = 500;
 
 /// Which items of a batch were new: the first occurrence of a delivery id
@@ -80,7 +80,7 @@ macro_rules! batch_store {
                 for chunk in items.chunks(ROWS_PER_STATEMENT) {
                     let mut q = QueryBuilder::<$db>::new(
                         "INSERT INTO deliveries (delivery_id, event, action, repository, \
-                         installation_id, pr_number, outcome, reason, body, received_at) ",
+                         installation_id, pr_number, outcome, reason, body, body_zstd, received_at) ",
                     );
                     q.push_values(chunk, |mut row, it| {
                         let d = &it.delivery;
@@ -88,6 +88,7 @@ macro_rules! batch_store {
                             DeliveryOutcome::Ignored(r) => Some(r.as_str()),
                             DeliveryOutcome::Queued => None,
                         };
+                        let (text, zstd) = d.body.columns();
                         row.push_bind(d.delivery_id.0.as_str())
                             .push_bind(d.event.as_str())
                             .push_bind(d.action.as_deref())
@@ -96,7 +97,8 @@ macro_rules! batch_store {
                             .push_bind(d.pr_number)
                             .push_bind(it.outcome.as_str())
                             .push_bind(reason)
-                            .push_bind(d.body.as_str())
+                            .push_bind(text)
+                            .push_bind(zstd)
                             .push_bind(d.received_at);
                     });
                     q.push(" ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id");

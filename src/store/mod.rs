@@ -3,6 +3,7 @@
 //!
 //! Times are Unix milliseconds (`i64`), which both back ends store natively.
 mod batch;
+mod body;
 pub mod shadow;
 mod sql;
 
@@ -15,6 +16,7 @@ use sweepgate_core::ids::{CommentId, DeliveryId, JobId, PrNumber, RepoName, RunI
 pub use sweepgate_core::sweep::SweepState;
 
 pub use batch::BatchItem;
+pub use body::DeliveryBody;
 pub use sql::{PgStore, SqliteStore};
 
 /// A shared handle to the configured storage.
@@ -39,6 +41,9 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("unsupported database URL `{0}` (expected sqlite:… or postgres://…)")]
     UnsupportedUrl(String),
+    /// A stored value cannot be read back (a damaged compressed body).
+    #[error("stored data cannot be read: {0}")]
+    Corrupt(String),
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -79,7 +84,7 @@ pub struct NewDelivery {
     pub repository: Option<String>,
     pub installation_id: Option<i64>,
     pub pr_number: Option<i64>,
-    pub body: String,
+    pub body: DeliveryBody,
     pub received_at: i64,
 }
 

@@ -196,8 +196,8 @@ macro_rules! sql_store {
                 };
                 let inserted = sqlx::query(
                     "INSERT INTO deliveries (delivery_id, event, action, repository, \
-                     installation_id, pr_number, outcome, reason, body, received_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+                     installation_id, pr_number, outcome, reason, body, body_zstd, received_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
                      ON CONFLICT (delivery_id) DO NOTHING",
                 )
                 .bind(&d.delivery_id.0)
@@ -208,7 +208,8 @@ macro_rules! sql_store {
                 .bind(d.pr_number)
                 .bind(outcome.as_str())
                 .bind(reason)
-                .bind(&d.body)
+                .bind(d.body.columns().0)
+                .bind(d.body.columns().1)
                 .bind(d.received_at)
                 .execute(&mut *tx)
                 .await?
@@ -240,12 +241,12 @@ macro_rules! sql_store {
             }
 
             async fn delivery_body(&self, id: &DeliveryId) -> Result<Option<String>, StoreError> {
-                Ok(
-                    sqlx::query_scalar("SELECT body FROM deliveries WHERE delivery_id = $1")
+                let row: Option<(String, Option<Vec<u8>>)> =
+                    sqlx::query_as("SELECT body, body_zstd FROM deliveries WHERE delivery_id = $1")
                         .bind(&id.0)
                         .fetch_optional(&self.pool)
-                        .await?,
-                )
+                        .await?;
+                row.map(|(text, zstd)| DeliveryBody::read(text, zstd)).transpose()
             }
 
             async fn recent_deliveries(&self, limit: i64) -> Result<Vec<DeliveryRow>, StoreError> {

@@ -3,7 +3,9 @@
 //! within the batch, write nothing; jobs keep the arrival order), and a
 //! delivery the database refuses fails alone.
 use crate::common::{TestDb, on_both};
-use sweepgate::store::{BatchItem, DeliveryOutcome, Inserted, NewDelivery, NewJob, StoreError};
+use sweepgate::store::{
+    BatchItem, DeliveryBody, DeliveryOutcome, Inserted, NewDelivery, NewJob, StoreError,
+};
 use sweepgate_core::ids::DeliveryId;
 
 fn item(id: &str, pr: i64, queued: bool) -> BatchItem {
@@ -15,7 +17,7 @@ fn item(id: &str, pr: i64, queued: bool) -> BatchItem {
             repository: Some("o/r".into()),
             installation_id: Some(7),
             pr_number: Some(pr),
-            body: format!(r#"{{"delivery":"{id}"}}"#),
+            body: DeliveryBody::compress(format!(r#"{{"delivery":"{id}"}}"#).as_bytes()),
             received_at: 1_000,
         },
         outcome: if queued {
@@ -166,4 +168,56 @@ async fn on_postgres_a_nul_in_a_field_fails_that_delivery_alone() {
     assert_eq!(results[2], Ok(Inserted::New));
     assert_eq!(db.store.queue_counts().await.unwrap().pending, 2);
     db.cleanup().await;
+}
+
+/// Bodies are stored compressed (0009) and read back as the text GitHub
+/// sent, by a batch and alone; a row an older release wrote (text in
+/// `body`, no frame) still reads.
+#[tokio::test]
+async fn bodies_are_stored_compressed_and_read_back_as_sent() {
+    on_both(|db: TestDb| async move {
+        let store = &db.store;
+        let sent =
+            std::fs::read_to_string("tests/data/github/webhooks/pull_request/opened.payload.json")
+                .unwrap();
+        let mut batched = item("batched", 1, true);
+        batched.delivery.body = DeliveryBody::compress(sent.as_bytes());
+        let mut alone = item("alone", 2, true);
+        alone.delivery.body = DeliveryBody::compress(sent.as_bytes());
+        store.record_deliveries(&[batched]).await.unwrap();
+        store
+            .record_delivery(&alone.delivery, &alone.outcome, alone.job.as_ref())
+            .await
+            .unwrap();
+        db.execute(&[
+            "INSERT INTO deliveries (delivery_id, event, outcome, body, received_at) \
+             VALUES ('older', 'ping', 'queued', '{\"zen\":\"old\"}', 1)",
+        ])
+        .await;
+        for id in ["batched", "alone"] {
+            let got = store.delivery_body(&DeliveryId(id.into())).await.unwrap();
+            assert_eq!(got.as_deref(), Some(sent.as_str()), "{}: {id}", db.name);
+        }
+        let older = store
+            .delivery_body(&DeliveryId("older".into()))
+            .await
+            .unwrap();
+        assert_eq!(older.as_deref(), Some(r#"{"zen":"old"}"#), "{}", db.name);
+        let stored: Vec<i64> = db
+            .scalars(
+                "SELECT CAST(LENGTH(body) + LENGTH(body_zstd) AS BIGINT) FROM deliveries \
+                      WHERE body_zstd IS NOT NULL ORDER BY delivery_id",
+            )
+            .await;
+        assert_eq!(stored.len(), 2, "{}", db.name);
+        for n in stored {
+            assert!(
+                n > 0 && (n as usize) < sent.len() / 5,
+                "{}: {n} bytes stored",
+                db.name
+            );
+        }
+        db
+    })
+    .await;
 }

@@ -73,7 +73,32 @@ where
     pool.close().await;
 }
 
+async fn scalars_on<DB: sqlx::Database>(url: &str, sql: &str) -> Vec<i64>
+where
+    for<'c> &'c sqlx::Pool<DB>: sqlx::Executor<'c, Database = DB>,
+    i64: sqlx::Type<DB> + for<'r> sqlx::Decode<'r, DB>,
+    (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+{
+    let pool = sqlx::Pool::<DB>::connect(url).await.unwrap();
+    let out = sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_owned()))
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    out
+}
+
 impl TestDb {
+    /// The integers a query returns, read behind the store's back.
+    pub async fn scalars(&self, sql: &str) -> Vec<i64> {
+        if self.name == "postgres" {
+            scalars_on::<sqlx::Postgres>(&self.url, sql).await
+        } else {
+            scalars_on::<sqlx::Sqlite>(&self.url, sql).await
+        }
+    }
+
     /// Runs `statements` on the database behind the store's back (a
     /// trigger, another replica's commits), one connection for all.
     pub async fn execute(&self, statements: &[&str]) {
