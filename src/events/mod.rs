@@ -165,20 +165,22 @@ pub(crate) fn parse(event: &str, body: &[u8]) -> Result<(Envelope, Option<Event>
         })
     }
     let common: Common = typed(event, body)?;
-    let ev = match event {
-        "pull_request" => Some(Event::PullRequest(typed(event, body)?)),
-        "issue_comment" => Some(Event::IssueComment(typed(event, body)?)),
-        "pull_request_review" => Some(Event::PullRequestReview(typed(event, body)?)),
-        "pull_request_review_comment" => Some(Event::PullRequestReviewComment(typed(event, body)?)),
-        "check_run" => Some(Event::CheckRun(typed(event, body)?)),
-        "workflow_run" => Some(Event::WorkflowRun(typed(event, body)?)),
-        "workflow_job" => Some(Event::WorkflowJob(typed(event, body)?)),
-        "repository_dispatch" => Some(Event::RepositoryDispatch(typed(event, body)?)),
-        "push" => Some(Event::Push(typed(event, body)?)),
-        "installation" => Some(Event::Installation(typed(event, body)?)),
-        "installation_repositories" => Some(Event::InstallationRepositories(typed(event, body)?)),
-        "ping" => Some(Event::Ping(typed(event, body)?)),
-        _ => None,
+    // The header's event name → the typed struct it is read as.
+    macro_rules! by_name {
+        ($($name:literal $variant:ident)*) => {
+            match event {
+                $($name => Some(Event::$variant(typed(event, body)?)),)*
+                _ => None,
+            }
+        };
+    }
+    let ev = by_name! {
+        "pull_request" PullRequest "issue_comment" IssueComment
+        "pull_request_review" PullRequestReview
+        "pull_request_review_comment" PullRequestReviewComment
+        "check_run" CheckRun "workflow_run" WorkflowRun "workflow_job" WorkflowJob
+        "repository_dispatch" RepositoryDispatch "push" Push "installation" Installation
+        "installation_repositories" InstallationRepositories "ping" Ping
     };
     let pr_number = ev.as_ref().and_then(Event::pr_number);
     Ok((
