@@ -14,21 +14,26 @@ use sha2::{Digest, Sha256};
 
 use super::input::FileBytes;
 
-/// One part of a key: a path and its contents.
-pub(crate) type Part<'a> = (&'a str, &'a FileBytes);
+/// One part of a key: a path, its contents and their blob id if known.
+pub(crate) type Part<'a> = (&'a str, &'a [u8], Option<&'a str>);
+
+/// The part of `path` with contents `f`.
+pub(crate) fn part<'a>(path: &'a str, f: &'a FileBytes) -> Part<'a> {
+    (path, f.as_slice(), f.blob_id())
+}
 
 /// The key of `parts`: by blob ids when all have one, else by content.
 /// The leading byte keeps the two kinds of key apart.
 fn key(parts: &[Part<'_>]) -> [u8; 32] {
-    let by_id = parts.iter().all(|(_, f)| f.blob_id().is_some());
+    let by_id = parts.iter().all(|(_, _, id)| id.is_some());
     let mut h = Sha256::new();
     h.update([u8::from(by_id)]);
-    for (path, f) in parts {
+    for (path, bytes, id) in parts {
         h.update((path.len() as u64).to_le_bytes());
         h.update(path.as_bytes());
-        let named: &[u8] = match f.blob_id() {
+        let named: &[u8] = match id {
             Some(id) if by_id => id.as_bytes(),
-            _ => f,
+            _ => bytes,
         };
         h.update((named.len() as u64).to_le_bytes());
         h.update(named);
@@ -103,7 +108,7 @@ mod tests {
         let c: BlobCache<usize> = BlobCache::new(2);
         let calls = std::cell::Cell::new(0);
         let get = |p: &str, b: &[u8]| {
-            *c.get_or(&[(p, &FileBytes::new(b.to_vec()))], || {
+            *c.get_or(&[(p, b, None)], || {
                 calls.set(calls.get() + 1);
                 b.len()
             })
@@ -121,7 +126,13 @@ mod tests {
     #[test]
     fn blob_ids_key_the_parse_when_every_part_has_one() {
         let c: BlobCache<Vec<u8>> = BlobCache::new(8);
-        let get = |parts: &[Part<'_>]| c.get_or(parts, || parts[0].1.to_vec()).to_vec();
+        let get = |files: &[(&str, &FileBytes)]| {
+            let parts: Vec<Part<'_>> = files.iter().map(|(p, f)| part(p, f)).collect();
+            c.get_or(&parts, || parts[0].1.to_vec()).to_vec()
+        };
+        let key = |files: &[(&str, &FileBytes)]| {
+            key(&files.iter().map(|(p, f)| part(p, f)).collect::<Vec<_>>())
+        };
         let a = FileBytes::from_blob(Arc::from(&b"one"[..]), "1111");
         let same_id = FileBytes::from_blob(Arc::from(&b"one"[..]), "1111");
         let other_id = FileBytes::from_blob(Arc::from(&b"two"[..]), "2222");

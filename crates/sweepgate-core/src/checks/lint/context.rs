@@ -19,7 +19,7 @@ use std::sync::{Arc, LazyLock};
 
 use crate::config::layout::Input;
 
-use super::cache::{BlobCache, Part, Shared};
+use super::cache::{BlobCache, Part, Shared, part};
 use super::input::{FileBytes, LintInput, Scope};
 use super::{Finding, Severity};
 
@@ -55,6 +55,40 @@ fn cached<T>(
         .get_or(parts, || parse().map(Arc::new))
         .as_ref()
         .clone()
+}
+
+/// [`master::parse_many`] of these master configs through the
+/// process-wide cache (the replay's gate parses the head's too).
+pub fn parse_masters_cached(
+    files: &[(&str, &FileBytes)],
+) -> Result<Arc<MasterConfig>, crate::recipe::ParseError> {
+    let parts: Vec<Part<'_>> = files.iter().map(|(p, b)| part(p, b)).collect();
+    cached(&MASTERS, &parts, || {
+        master::parse_many(parts.iter().map(|(p, b, _)| (*p, *b)))
+    })
+}
+
+/// [`script::parse_script`] through the process-wide cache: the lint and
+/// the checks (9, 10, 11, 13) parse the same scripts, commit after commit.
+pub(crate) fn parse_script_cached(
+    path: &str,
+    bytes: &[u8],
+    blob_id: Option<&str>,
+) -> Parsed<Arc<ScriptFacts>> {
+    cached(&SCRIPTS, &[(path, bytes, blob_id)], || {
+        script::parse_script(path, bytes)
+    })
+}
+
+/// [`srt::parse_recipe`] through the process-wide cache.
+pub(crate) fn parse_recipe_cached(
+    path: &str,
+    bytes: &[u8],
+    blob_id: Option<&str>,
+) -> Parsed<Arc<SrtRecipe>> {
+    cached(&RECIPES, &[(path, bytes, blob_id)], || {
+        srt::parse_recipe(path, bytes)
+    })
 }
 
 /// How a key changed between base and head (docs/rules.md §0.4.1).
@@ -117,7 +151,7 @@ fn entry_json(
     bytes: &FileBytes,
     out: &mut BTreeMap<String, Arc<serde_json::Value>>,
 ) -> Result<(), crate::recipe::ParseError> {
-    let entries = cached(&ENTRIES, &[(file, bytes)], || {
+    let entries = cached(&ENTRIES, &[part(file, bytes)], || {
         let doc = master::parse_document(file, bytes)?;
         Ok(doc
             .entries
@@ -196,7 +230,7 @@ impl<'a> Context<'a> {
         let mut base_errors: Vec<crate::recipe::ParseError> = Vec::new();
 
         // Master configs.
-        let head_files: Vec<Part<'_>> = cfg
+        let head_files: Vec<(&str, &FileBytes)> = cfg
             .paths
             .master_configs
             .iter()
@@ -205,9 +239,7 @@ impl<'a> Context<'a> {
         let head_master = if head_files.is_empty() {
             None
         } else {
-            match cached(&MASTERS, &head_files, || {
-                master::parse_many(head_files.iter().map(|(p, b)| (*p, b.as_slice())))
-            }) {
+            match parse_masters_cached(&head_files) {
                 Ok(m) => Some(m),
                 Err(e) => {
                     problem(&e.loc.file.clone(), &e);
@@ -229,7 +261,7 @@ impl<'a> Context<'a> {
         }
 
         let read_runners = |b: &FileBytes| {
-            cached(&RUNNERS, &[(cfg.paths.runners.as_str(), b)], || {
+            cached(&RUNNERS, &[part(&cfg.paths.runners, b)], || {
                 runners::parse(&cfg.paths.runners, b)
             })
         };
@@ -270,9 +302,7 @@ impl<'a> Context<'a> {
         let mut recipes = BTreeMap::new();
         for (path, bytes) in input.head_files.iter() {
             if Self::is_benchmark_script(input, path) {
-                match cached(&SCRIPTS, &[(path.as_str(), bytes)], || {
-                    script::parse_script(path, bytes)
-                }) {
+                match parse_script_cached(path, bytes.as_slice(), bytes.blob_id()) {
                     Ok(facts) => {
                         scripts.insert(
                             path.clone(),
@@ -285,9 +315,7 @@ impl<'a> Context<'a> {
                     Err(e) => problem(path, &e),
                 }
             } else if Self::is_recipe_path(input, path) {
-                match cached(&RECIPES, &[(path.as_str(), bytes)], || {
-                    srt::parse_recipe(path, bytes)
-                }) {
+                match parse_recipe_cached(path, bytes.as_slice(), bytes.blob_id()) {
                     Ok(r) => {
                         recipes.insert(path.clone(), Arc::unwrap_or_clone(r));
                     }
@@ -297,7 +325,7 @@ impl<'a> Context<'a> {
         }
 
         let read_changelog = |b: &FileBytes| {
-            cached(&CHANGELOGS, &[(cfg.paths.changelog.as_str(), b)], || {
+            cached(&CHANGELOGS, &[part(&cfg.paths.changelog, b)], || {
                 changelog::read(&cfg.paths.changelog, b)
             })
         };
