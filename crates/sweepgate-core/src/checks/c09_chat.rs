@@ -30,7 +30,7 @@ fn script(key: &ChangedKey, path: &str, text: &str) -> Verdict {
     if !named_mtp && !has_spec_marker(&strip_shell_comments(text)) {
         return Verdict::Ok(format!("{path} runs no speculative decoding"));
     }
-    let Ok(f) = parse_script_cached(path, text.as_bytes(), None) else {
+    let Ok(f) = parse_script_cached(path, text.as_bytes()) else {
         return Verdict::Review(format!("{path} cannot be read as a shell script"));
     };
     match chat_use(&f, text, agentic) {

@@ -22,11 +22,11 @@ pub(crate) fn served_of(s: &Snapshot, k: &ChangedKey) -> Served {
     let mut settings = Vec::new();
     for (p, t) in k.launch_texts(s) {
         if p.ends_with(".sh") {
-            if let Ok(f) = parse_script_cached(p, t.as_bytes(), None) {
+            if let Ok(f) = parse_script_cached(p, t.as_bytes()) {
                 settings.extend(served::script_settings(&f, t));
             }
         } else if (p.ends_with(".yaml") || p.ends_with(".yml"))
-            && let Ok(r) = parse_recipe_cached(p, t.as_bytes(), None)
+            && let Ok(r) = parse_recipe_cached(p, t.as_bytes())
         {
             settings.extend(served::recipe_settings(&r));
         }

@@ -15,11 +15,11 @@ const N: u8 = 13;
 /// Draft-precision overrides of a launch text (the detection lint L24 uses).
 fn overrides_of(p: &str, t: &str) -> Vec<served::DraftOverride> {
     let settings = if p.ends_with(".sh") {
-        parse_script_cached(p, t.as_bytes(), None)
+        parse_script_cached(p, t.as_bytes())
             .map(|f| served::script_settings(&f, t))
             .unwrap_or_default()
     } else {
-        parse_recipe_cached(p, t.as_bytes(), None)
+        parse_recipe_cached(p, t.as_bytes())
             .map(|r| served::recipe_settings_all_roles(&r))
             .unwrap_or_default()
     };
