@@ -22,8 +22,8 @@ use tokio::process::Command;
 
 use super::batch::{Answer, Batch};
 use super::{
-    BoxFuture, ChangedFile, Comparison, EntryKind, FileBytes, FileStatus, RepoError, RepoSource,
-    TreeEntry,
+    BlobFuture, BoxFuture, ChangedFile, Comparison, EntryKind, FileBytes, FileStatus, RepoError,
+    RepoSource, TreeEntry,
 };
 
 /// The default cap on one blob read (`--max-file-bytes`); no benchmark
@@ -630,11 +630,7 @@ impl RepoSource for GitRepo {
 
     /// By the id of the tree's entry, read from our own object store: the
     /// id names the bytes, and the bytes are the blob cache's, not a copy.
-    fn read_blob<'a>(
-        &'a self,
-        rev: &'a str,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<FileBytes, RepoError>> {
+    fn read_blob<'a>(&'a self, rev: &'a str, path: &'a str) -> BlobFuture<'a> {
         Box::pin(async move {
             let (oid, body) = self.read_shared(rev, path).await?;
             Ok(FileBytes::from_blob(body, &oid))

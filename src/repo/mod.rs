@@ -17,6 +17,9 @@ pub use git::{CommitInfo, DEFAULT_MAX_BLOB, GitRepo};
 /// A boxed future that can cross tokio tasks.
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// A file's bytes with their blob id, as [`RepoSource::read_blob`] gives them.
+pub(crate) type BlobFuture<'a> = BoxFuture<'a, Result<FileBytes, RepoError>>;
+
 /// What a caller can branch on when a read fails.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RepoError {
@@ -147,11 +150,7 @@ pub trait RepoSource: Send + Sync {
     /// by, when the source reads by id (then the lint's parse caches key
     /// by the id instead of hashing the bytes). Without one: the bytes
     /// alone.
-    fn read_blob<'a>(
-        &'a self,
-        rev: &'a str,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<FileBytes, RepoError>> {
+    fn read_blob<'a>(&'a self, rev: &'a str, path: &'a str) -> BlobFuture<'a> {
         Box::pin(async move { Ok(FileBytes::from(self.read_file(rev, path).await?)) })
     }
 
