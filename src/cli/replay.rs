@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use sweepgate_core::checks::Outcome;
+use sweepgate_core::checks::lint::context::parse_masters_cached;
 use sweepgate_core::checks::lint::{
     Severity, baseline::normalise, has_new_errors, lint_judged, rules_run, sarif::FINGERPRINT_KEY,
 };
@@ -29,7 +30,7 @@ use sweepgate_core::sweep::gate::{self, GateOutcome};
 
 use super::output::print_out;
 use crate::lint::gather::Gather;
-use crate::repo::{self, CommitInfo, DEFAULT_MAX_BLOB, GitRepo, RepoSource};
+use crate::repo::{self, CommitInfo, DEFAULT_MAX_BLOB, FileBytes, GitRepo, RepoSource};
 use crate::snapshot::{LocalCheck, check_repo};
 
 /// `--format`: a text line per commit and a table, or JSON lines.
@@ -610,14 +611,16 @@ async fn replay_gate(
     let touches = changelog_exists && before != after;
     let mut files = Vec::new();
     for p in &cfg.paths.master_configs {
-        match read(&c.sha, p).await {
-            Ok(Some(b)) => files.push((p.clone(), b)),
+        match repo::read_optional_blob(src, &c.sha, p).await {
+            Ok(Some(b)) => files.push((p.as_str(), b)),
             Ok(None) => {}
             Err(e) => return fail(e.to_string()),
         }
     }
-    let master = gate_master(files);
-    let keys: Vec<&str> = (*master)
+    // The lint parsed the same blobs a moment ago: its cache has them.
+    let parts: Vec<(&str, &FileBytes)> = files.iter().map(|(p, b)| (*p, b)).collect();
+    let master = parse_masters_cached(&parts);
+    let keys: Vec<&str> = master
         .as_ref()
         .map(|m| m.keys().collect())
         .unwrap_or_default();
@@ -627,7 +630,7 @@ async fn replay_gate(
         let opts = changelog::GateOptions {
             all_evals_label: false,
             evals_only_label: false,
-            master_keys: (*master).as_ref().ok().map(|_| keys.as_slice()),
+            master_keys: master.as_ref().ok().map(|_| keys.as_slice()),
         };
         changelog::pr_gate(
             log,
@@ -664,7 +667,7 @@ async fn replay_gate(
         },
         GateOutcome::Allowed { primary, modifiers } => {
             let appended = report.as_ref().map_or(&[][..], |r| r.appended.as_slice());
-            let master = master.as_ref().clone();
+            let master = master.clone().map(Arc::unwrap_or_clone);
             match job_count(src, &c.sha, &cfg, master, appended, &primary, &modifiers).await {
                 Ok(jobs) => GateRecord {
                     exit: 0,
@@ -676,34 +679,6 @@ async fn replay_gate(
             }
         }
     }
-}
-
-type MasterParse = Result<master::MasterConfig, sweepgate_core::recipe::ParseError>;
-/// The master configs' paths and contents, the key of a parse.
-type MasterFiles = Vec<(String, Vec<u8>)>;
-
-/// Master configs the gate parsed lately, by content: consecutive commits
-/// mostly share them, and the gate reads them on every commit.
-static GATE_MASTERS: Mutex<VecDeque<(MasterFiles, Arc<MasterParse>)>> = Mutex::new(VecDeque::new());
-
-/// [`master::parse_many`] of `files` through [`GATE_MASTERS`].
-fn gate_master(files: MasterFiles) -> Arc<MasterParse> {
-    const KEPT: usize = 4;
-    {
-        let kept = GATE_MASTERS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, m)) = kept.iter().find(|(f, _)| *f == files) {
-            return m.clone();
-        }
-    }
-    let parsed = Arc::new(master::parse_many(
-        files.iter().map(|(p, b)| (p.as_str(), b.as_slice())),
-    ));
-    let mut kept = GATE_MASTERS.lock().unwrap_or_else(|e| e.into_inner());
-    kept.push_back((files, parsed.clone()));
-    while kept.len() > KEPT {
-        kept.pop_front();
-    }
-    parsed
 }
 
 async fn job_count(

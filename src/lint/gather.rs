@@ -3,6 +3,7 @@
 //! PR alike.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use sweepgate_core::checks::lint::baseline::base_view;
 use sweepgate_core::checks::lint::context::Context;
@@ -75,8 +76,8 @@ pub(crate) async fn from_source(
     input.inputs_not_yet = opts.inputs_not_yet;
     input.head_sha = head_sha.clone();
     input.base_sha = base_sha.clone();
-    input.head_tree = repo::tree_paths(src, &head_sha).await?;
-    input.base_tree = repo::tree_paths(src, &base_sha).await?;
+    input.head_tree = Arc::new(repo::tree_paths(src, &head_sha).await?);
+    input.base_tree = Arc::new(repo::tree_paths(src, &base_sha).await?);
     input.changed = cmp
         .files
         .iter()
@@ -175,7 +176,7 @@ async fn read_all(
                 input.unread.push(unread);
             }
         };
-        match repo::read_optional(src, &rev, &path).await {
+        match repo::read_optional_blob(src, &rev, &path).await {
             Ok(Some(bytes)) if bytes.len() as u64 > cap => refuse(input, bytes.len() as u64),
             Ok(Some(bytes)) => {
                 let files = if at_head {
@@ -183,7 +184,7 @@ async fn read_all(
                 } else {
                     &mut input.base_files
                 };
-                files.insert(path, bytes);
+                Arc::make_mut(files).insert(path, bytes);
             }
             Ok(None) => {}
             Err(RepoError::TooLarge { size, .. }) => refuse(input, size),

@@ -22,7 +22,8 @@ use tokio::process::Command;
 
 use super::batch::{Answer, Batch};
 use super::{
-    BoxFuture, ChangedFile, Comparison, EntryKind, FileStatus, RepoError, RepoSource, TreeEntry,
+    BlobFuture, BoxFuture, ChangedFile, Comparison, EntryKind, FileBytes, FileStatus, RepoError,
+    RepoSource, TreeEntry,
 };
 
 /// The default cap on one blob read (`--max-file-bytes`); no benchmark
@@ -54,13 +55,13 @@ const BLOB_BYTES_KEPT: usize = 48 << 20;
 /// approximate LRU bounded by bytes.
 #[derive(Default)]
 struct Blobs {
-    new: std::collections::HashMap<String, Arc<Vec<u8>>>,
+    new: std::collections::HashMap<String, Arc<[u8]>>,
     new_bytes: usize,
-    old: std::collections::HashMap<String, Arc<Vec<u8>>>,
+    old: std::collections::HashMap<String, Arc<[u8]>>,
 }
 
 impl Blobs {
-    fn get(&mut self, oid: &str) -> Option<Arc<Vec<u8>>> {
+    fn get(&mut self, oid: &str) -> Option<Arc<[u8]>> {
         if let Some(b) = self.new.get(oid) {
             return Some(b.clone());
         }
@@ -69,7 +70,7 @@ impl Blobs {
         Some(b)
     }
 
-    fn put(&mut self, oid: &str, body: Arc<Vec<u8>>) {
+    fn put(&mut self, oid: &str, body: Arc<[u8]>) {
         if body.len() > BLOB_BYTES_KEPT / 4 {
             return;
         }
@@ -354,7 +355,8 @@ impl GitRepo {
             .collect())
     }
 
-    async fn read(&self, rev: &str, path: &str) -> Result<Vec<u8>, RepoError> {
+    /// A file's blob id and bytes, the bytes shared with the blob cache.
+    async fn read_shared(&self, rev: &str, path: &str) -> Result<(String, Arc<[u8]>), RepoError> {
         let path = clean_path(path)?;
         let sha = self.resolve_commit(rev).await?;
         let tree = self.tree_of(&sha).await?;
@@ -404,15 +406,15 @@ impl GitRepo {
             blobs.get(&entry.oid)
         };
         if let Some(body) = kept {
-            return Ok(body.as_ref().clone());
+            return Ok((entry.oid.clone(), body));
         }
         match self.object(&entry.oid, self.max_blob).await? {
             Answer::Found { body, .. } => {
-                let body = Arc::new(body);
+                let body: Arc<[u8]> = Arc::from(body);
                 let mut blobs = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
                 blobs.put(&entry.oid, body.clone());
                 drop(blobs);
-                Ok(Arc::unwrap_or_clone(body))
+                Ok((entry.oid.clone(), body))
             }
             Answer::TooLarge { size } => Err(too_large(size)),
             Answer::Missing | Answer::Ambiguous => Err(RepoError::Output {
@@ -420,6 +422,10 @@ impl GitRepo {
                 message: format!("blob {} of {path} at {rev} is missing", entry.oid),
             }),
         }
+    }
+
+    async fn read(&self, rev: &str, path: &str) -> Result<Vec<u8>, RepoError> {
+        Ok(self.read_shared(rev, path).await?.1.to_vec())
     }
 
     /// The listing of a commit's tree, from the handle's cache when it was
@@ -620,6 +626,15 @@ impl RepoSource for GitRepo {
         path: &'a str,
     ) -> BoxFuture<'a, Result<Vec<u8>, RepoError>> {
         Box::pin(self.read(rev, path))
+    }
+
+    /// By the id of the tree's entry, read from our own object store: the
+    /// id names the bytes, and the bytes are the blob cache's, not a copy.
+    fn read_blob<'a>(&'a self, rev: &'a str, path: &'a str) -> BlobFuture<'a> {
+        Box::pin(async move {
+            let (oid, body) = self.read_shared(rev, path).await?;
+            Ok(FileBytes::from_blob(body, &oid))
+        })
     }
 
     fn list_tree<'a>(&'a self, rev: &'a str) -> BoxFuture<'a, Result<Vec<TreeEntry>, RepoError>> {

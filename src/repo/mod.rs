@@ -17,6 +17,9 @@ pub use git::{CommitInfo, DEFAULT_MAX_BLOB, GitRepo};
 /// A boxed future that can cross tokio tasks.
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// A file's bytes with their blob id, as [`RepoSource::read_blob`] gives them.
+pub(crate) type BlobFuture<'a> = BoxFuture<'a, Result<FileBytes, RepoError>>;
+
 /// What a caller can branch on when a read fails.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RepoError {
@@ -102,6 +105,7 @@ pub struct TreeEntry {
     pub oid: String,
 }
 
+pub use sweepgate_core::checks::lint::input::FileBytes;
 pub use sweepgate_core::files::FileStatus;
 
 /// One changed file, shaped like an entry of GitHub's compare / PR files API.
@@ -142,6 +146,14 @@ pub trait RepoSource: Send + Sync {
         path: &'a str,
     ) -> BoxFuture<'a, Result<Vec<u8>, RepoError>>;
 
+    /// The bytes of a file at a revision with the blob id they were read
+    /// by, when the source reads by id (then the lint's parse caches key
+    /// by the id instead of hashing the bytes). Without one: the bytes
+    /// alone.
+    fn read_blob<'a>(&'a self, rev: &'a str, path: &'a str) -> BlobFuture<'a> {
+        Box::pin(async move { Ok(FileBytes::from(self.read_file(rev, path).await?)) })
+    }
+
     /// Every file of a revision (recursively), sorted by path.
     fn list_tree<'a>(&'a self, rev: &'a str) -> BoxFuture<'a, Result<Vec<TreeEntry>, RepoError>>;
 
@@ -177,6 +189,19 @@ pub async fn read_optional(
     path: &str,
 ) -> Result<Option<Vec<u8>>, RepoError> {
     match src.read_file(rev, path).await {
+        Ok(b) => Ok(Some(b)),
+        Err(RepoError::NoSuchFile { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`RepoSource::read_blob`], mapping "no such file" to `None`.
+pub async fn read_optional_blob(
+    src: &dyn RepoSource,
+    rev: &str,
+    path: &str,
+) -> Result<Option<FileBytes>, RepoError> {
+    match src.read_blob(rev, path).await {
         Ok(b) => Ok(Some(b)),
         Err(RepoError::NoSuchFile { .. }) => Ok(None),
         Err(e) => Err(e),

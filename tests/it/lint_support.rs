@@ -129,10 +129,13 @@ pub fn input_from(
             });
         }
     }
-    input.head_tree = head.keys().cloned().collect();
-    input.base_tree = base.keys().cloned().collect();
-    input.base_files = base;
-    input.head_files = head;
+    input.head_tree = std::sync::Arc::new(head.keys().cloned().collect());
+    input.base_tree = std::sync::Arc::new(base.keys().cloned().collect());
+    let shared = |m: BTreeMap<String, Vec<u8>>| {
+        std::sync::Arc::new(m.into_iter().map(|(p, b)| (p, b.into())).collect())
+    };
+    input.base_files = shared(base);
+    input.head_files = shared(head);
     input
 }
 

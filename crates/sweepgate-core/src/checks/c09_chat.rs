@@ -8,8 +8,9 @@
 use super::snapshot::has_spec_marker;
 use super::snapshot::{ChangeKind, ChangedKey};
 use super::{CheckResult, Snapshot, strip_shell_comments};
+use crate::checks::lint::context::parse_script_cached;
 use crate::config::RepoConfig;
-use crate::recipe::script::{ChatUse, chat_use, parse_script};
+use crate::recipe::script::{ChatUse, chat_use};
 use crate::recipe::yaml;
 
 const N: u8 = 9;
@@ -29,7 +30,7 @@ fn script(key: &ChangedKey, path: &str, text: &str) -> Verdict {
     if !named_mtp && !has_spec_marker(&strip_shell_comments(text)) {
         return Verdict::Ok(format!("{path} runs no speculative decoding"));
     }
-    let Ok(f) = parse_script(path, text.as_bytes()) else {
+    let Ok(f) = parse_script_cached(path, text.as_bytes()) else {
         return Verdict::Review(format!("{path} cannot be read as a shell script"));
     };
     match chat_use(&f, text, agentic) {

@@ -9,8 +9,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{CheckResult, Evidence, Snapshot, added_lines};
+use crate::checks::lint::context::parse_script_cached;
 use crate::config::RepoConfig;
-use crate::recipe::script::{engine_patches, parse_script, split_new};
+use crate::recipe::script::{engine_patches, split_new};
 
 const N: u8 = 10;
 
@@ -120,7 +121,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         let facts = (f.path.ends_with(".sh") && f.status != "removed")
             .then(|| s.head_text(&f.path))
             .flatten()
-            .and_then(|t| parse_script(&f.path, t.as_bytes()).ok());
+            .and_then(|t| parse_script_cached(&f.path, t.as_bytes()).ok());
         if let Some(facts) = facts {
             // The base's patches of the same script (at its base path),
             // matched as lint L23's baseline matches them: a PR that swaps
@@ -131,7 +132,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     s.base_files.get(at)
                 })
                 .flatten()
-                .and_then(|t| parse_script(&f.path, t.as_bytes()).ok())
+                .and_then(|t| parse_script_cached(&f.path, t.as_bytes()).ok())
                 .map(|b| engine_patches(&b, &wheels).len());
             let head = engine_patches(&facts, &wheels);
             let (new, old) = match base_count {

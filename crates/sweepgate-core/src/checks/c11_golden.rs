@@ -8,11 +8,10 @@
 //! curve. Synthetic acceptance on a non-agentic config fails (rule c).
 use super::snapshot::ChangedKey;
 use super::{CheckResult, Evidence, Snapshot};
+use crate::checks::lint::context::{parse_recipe_cached, parse_script_cached};
 use crate::config::RepoConfig;
 use crate::recipe::golden::served::{self, Judged, Served};
 use crate::recipe::golden::{GoldenSet, ThinkingMode};
-use crate::recipe::script::parse_script;
-use crate::recipe::srt::parse_recipe;
 
 const N: u8 = 11;
 
@@ -23,11 +22,11 @@ pub(crate) fn served_of(s: &Snapshot, k: &ChangedKey) -> Served {
     let mut settings = Vec::new();
     for (p, t) in k.launch_texts(s) {
         if p.ends_with(".sh") {
-            if let Ok(f) = parse_script(p, t.as_bytes()) {
+            if let Ok(f) = parse_script_cached(p, t.as_bytes()) {
                 settings.extend(served::script_settings(&f, t));
             }
         } else if (p.ends_with(".yaml") || p.ends_with(".yml"))
-            && let Ok(r) = parse_recipe(p, t.as_bytes())
+            && let Ok(r) = parse_recipe_cached(p, t.as_bytes())
         {
             settings.extend(served::recipe_settings(&r));
         }

@@ -6,21 +6,20 @@
 //! needs a person).
 use super::snapshot::ChangedKey;
 use super::{CheckResult, Snapshot, setting_values, strip_shell_comments};
+use crate::checks::lint::context::{parse_recipe_cached, parse_script_cached};
 use crate::config::RepoConfig;
 use crate::recipe::golden::served;
-use crate::recipe::script::parse_script;
-use crate::recipe::srt::parse_recipe;
 
 const N: u8 = 13;
 
 /// Draft-precision overrides of a launch text (the detection lint L24 uses).
 fn overrides_of(p: &str, t: &str) -> Vec<served::DraftOverride> {
     let settings = if p.ends_with(".sh") {
-        parse_script(p, t.as_bytes())
+        parse_script_cached(p, t.as_bytes())
             .map(|f| served::script_settings(&f, t))
             .unwrap_or_default()
     } else {
-        parse_recipe(p, t.as_bytes())
+        parse_recipe_cached(p, t.as_bytes())
             .map(|r| served::recipe_settings_all_roles(&r))
             .unwrap_or_default()
     };

@@ -3,6 +3,7 @@
 //! files, master configs cloned under new keys).
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
 use chrono::NaiveDate;
@@ -255,10 +256,17 @@ impl Fixtures {
                 status,
             });
         }
-        input.head_tree = head.keys().cloned().collect();
-        input.base_tree = base.keys().cloned().collect();
-        input.base_files = base.into_iter().map(|(p, t)| (p, t.into_bytes())).collect();
-        input.head_files = head.into_iter().map(|(p, t)| (p, t.into_bytes())).collect();
+        input.head_tree = Arc::new(head.keys().cloned().collect());
+        input.base_tree = Arc::new(base.keys().cloned().collect());
+        let shared = |m: BTreeMap<String, String>| {
+            Arc::new(
+                m.into_iter()
+                    .map(|(p, t)| (p, t.into_bytes().into()))
+                    .collect(),
+            )
+        };
+        input.base_files = shared(base);
+        input.head_files = shared(head);
         Ok(input)
     }
 }

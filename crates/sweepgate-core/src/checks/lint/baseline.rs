@@ -178,6 +178,7 @@ pub fn base_view(input: &LintInput) -> LintInput {
     v.head_sha = input.base_sha.clone();
     v.base_sha = input.base_sha.clone();
     v.changed = changed;
+    // Shared, not copied: the base side's files and tree as both sides.
     v.head_tree = input.base_tree.clone();
     v.base_tree = input.base_tree.clone();
     v.head_files = input.base_files.clone();

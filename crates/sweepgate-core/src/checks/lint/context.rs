@@ -19,20 +19,27 @@ use std::sync::{Arc, LazyLock};
 
 use crate::config::layout::Input;
 
-use super::cache::{BlobCache, Shared};
-use super::input::{LintInput, Scope};
+use super::cache::{BlobCache, Part, Shared, part};
+use super::input::{FileBytes, LintInput, Scope};
 use super::{Finding, Severity};
 
 type Parsed<T> = Result<T, crate::recipe::ParseError>;
+/// A kept parse: a hit hands out the `Arc`, not a copy.
+type Kept<T> = Shared<Parsed<Arc<T>>>;
 
 /// Parse results by content, across the lint runs of the process.
-static MASTERS: Shared<Parsed<MasterConfig>> = LazyLock::new(|| BlobCache::new(16));
-static ENTRIES: Shared<Parsed<BTreeMap<String, Arc<serde_json::Value>>>> =
+static MASTERS: Kept<MasterConfig> = LazyLock::new(|| BlobCache::new(16));
+static ENTRIES: Kept<BTreeMap<String, Arc<serde_json::Value>>> =
     LazyLock::new(|| BlobCache::new(32));
-static SCRIPTS: Shared<Parsed<ScriptFacts>> = LazyLock::new(|| BlobCache::new(4096));
-static RECIPES: Shared<Parsed<SrtRecipe>> = LazyLock::new(|| BlobCache::new(4096));
-static CHANGELOGS: Shared<Parsed<changelog::Document>> = LazyLock::new(|| BlobCache::new(8));
-static RUNNERS: Shared<Parsed<RunnerConfig>> = LazyLock::new(|| BlobCache::new(8));
+static SCRIPTS: Kept<ScriptFacts> = LazyLock::new(|| BlobCache::new(4096));
+static RECIPES: Kept<SrtRecipe> = LazyLock::new(|| BlobCache::new(4096));
+static CHANGELOGS: Kept<changelog::Document> = LazyLock::new(|| BlobCache::new(8));
+static RUNNERS: Kept<RunnerConfig> = LazyLock::new(|| BlobCache::new(8));
+/// The checks' scripts and recipes, by content: a PR's changed scripts
+/// and those of its changed keys, reused by the next commits. Fewer kept
+/// than the lint's: sharing its 4096 took 200 MB more on a replay.
+static CHECK_SCRIPTS: Kept<ScriptFacts> = LazyLock::new(|| BlobCache::new(256));
+static CHECK_RECIPES: Kept<SrtRecipe> = LazyLock::new(|| BlobCache::new(256));
 
 /// Empties the lint's parse caches (benchmarks measure a cold process).
 pub fn clear_parse_caches() {
@@ -42,14 +49,45 @@ pub fn clear_parse_caches() {
     RECIPES.clear();
     CHANGELOGS.clear();
     RUNNERS.clear();
+    CHECK_SCRIPTS.clear();
+    CHECK_RECIPES.clear();
 }
 
-fn cached<T: Clone>(
-    cache: &BlobCache<Parsed<T>>,
-    parts: &[(&str, &[u8])],
+fn cached<T>(
+    cache: &BlobCache<Parsed<Arc<T>>>,
+    parts: &[Part<'_>],
     parse: impl FnOnce() -> Parsed<T>,
-) -> Parsed<T> {
-    Arc::unwrap_or_clone(cache.get_or(parts, parse))
+) -> Parsed<Arc<T>> {
+    cache
+        .get_or(parts, || parse().map(Arc::new))
+        .as_ref()
+        .clone()
+}
+
+/// [`master::parse_many`] of these master configs through the
+/// process-wide cache (the replay's gate parses the head's too).
+pub fn parse_masters_cached(
+    files: &[(&str, &FileBytes)],
+) -> Result<Arc<MasterConfig>, crate::recipe::ParseError> {
+    let parts: Vec<Part<'_>> = files.iter().map(|(p, b)| part(p, b)).collect();
+    cached(&MASTERS, &parts, || {
+        master::parse_many(parts.iter().map(|(p, b, _)| (*p, *b)))
+    })
+}
+
+/// [`script::parse_script`] for the checks (9, 10, 11, 13), kept by
+/// content: they parse the same scripts commit after commit.
+pub(crate) fn parse_script_cached(path: &str, bytes: &[u8]) -> Parsed<Arc<ScriptFacts>> {
+    cached(&CHECK_SCRIPTS, &[(path, bytes, None)], || {
+        script::parse_script(path, bytes)
+    })
+}
+
+/// [`srt::parse_recipe`] for the checks, kept likewise.
+pub(crate) fn parse_recipe_cached(path: &str, bytes: &[u8]) -> Parsed<Arc<SrtRecipe>> {
+    cached(&CHECK_RECIPES, &[(path, bytes, None)], || {
+        srt::parse_recipe(path, bytes)
+    })
 }
 
 /// How a key changed between base and head (docs/rules.md §0.4.1).
@@ -81,22 +119,22 @@ pub struct Script {
 #[derive(Debug, Clone)]
 pub struct Context<'a> {
     pub input: &'a LintInput,
-    pub head_master: Option<MasterConfig>,
+    pub head_master: Option<Arc<MasterConfig>>,
     /// Entry content (positions dropped) per key, base and head.
     /// Shared with the parse cache: a build copies no entry.
     pub base_entries: BTreeMap<String, Arc<serde_json::Value>>,
     pub head_entries: BTreeMap<String, Arc<serde_json::Value>>,
     pub changed_keys: Vec<(String, KeyChange)>,
     pub removed_keys: Vec<String>,
-    pub runners: Option<RunnerConfig>,
-    pub base_runners: Option<RunnerConfig>,
+    pub runners: Option<Arc<RunnerConfig>>,
+    pub base_runners: Option<Arc<RunnerConfig>>,
     pub launchers: LauncherTable,
     /// Routes of every head key.
     pub routes: BTreeMap<String, Vec<KeyRoute>>,
     pub scripts: BTreeMap<String, Script>,
     pub recipes: BTreeMap<String, SrtRecipe>,
-    pub base_changelog: Option<changelog::Document>,
-    pub head_changelog: Option<changelog::Document>,
+    pub base_changelog: Option<Arc<changelog::Document>>,
+    pub head_changelog: Option<Arc<changelog::Document>>,
     pub models: Option<ModelsMd>,
     pub golden: GoldenSet,
     /// Files that could not be read as what they should be.
@@ -109,10 +147,10 @@ pub(crate) const UNREAD: &str =
 
 fn entry_json(
     file: &str,
-    bytes: &[u8],
+    bytes: &FileBytes,
     out: &mut BTreeMap<String, Arc<serde_json::Value>>,
 ) -> Result<(), crate::recipe::ParseError> {
-    let entries = cached(&ENTRIES, &[(file, bytes)], || {
+    let entries = cached(&ENTRIES, &[part(file, bytes)], || {
         let doc = master::parse_document(file, bytes)?;
         Ok(doc
             .entries
@@ -120,7 +158,7 @@ fn entry_json(
             .map(|e| (e.key.clone(), Arc::new(e.node.value.to_json())))
             .collect())
     })?;
-    out.extend(entries);
+    out.extend(entries.iter().map(|(k, v)| (k.clone(), v.clone())));
     Ok(())
 }
 
@@ -191,18 +229,16 @@ impl<'a> Context<'a> {
         let mut base_errors: Vec<crate::recipe::ParseError> = Vec::new();
 
         // Master configs.
-        let head_files: Vec<(&str, &[u8])> = cfg
+        let head_files: Vec<(&str, &FileBytes)> = cfg
             .paths
             .master_configs
             .iter()
-            .filter_map(|p| input.head(p).map(|b| (p.as_str(), b)))
+            .filter_map(|p| input.head_files.get(p).map(|b| (p.as_str(), b)))
             .collect();
         let head_master = if head_files.is_empty() {
             None
         } else {
-            match cached(&MASTERS, &head_files, || {
-                master::parse_many(head_files.iter().copied())
-            }) {
+            match parse_masters_cached(&head_files) {
                 Ok(m) => Some(m),
                 Err(e) => {
                     problem(&e.loc.file.clone(), &e);
@@ -213,32 +249,35 @@ impl<'a> Context<'a> {
         let mut base_entries = BTreeMap::new();
         let mut head_entries = BTreeMap::new();
         for p in &cfg.paths.master_configs {
-            if let Some(b) = input.base(p)
+            if let Some(b) = input.base_files.get(p)
                 && let Err(e) = entry_json(p, b, &mut base_entries)
             {
                 base_errors.push(e);
             }
-            if let Some(b) = input.head(p) {
+            if let Some(b) = input.head_files.get(p) {
                 let _ = entry_json(p, b, &mut head_entries);
             }
         }
 
-        let read_runners = |b: &[u8]| {
-            cached(&RUNNERS, &[(cfg.paths.runners.as_str(), b)], || {
+        let read_runners = |b: &FileBytes| {
+            cached(&RUNNERS, &[part(&cfg.paths.runners, b)], || {
                 runners::parse(&cfg.paths.runners, b)
             })
         };
-        let runners = input
-            .head(&cfg.paths.runners)
-            .and_then(|b| match read_runners(b) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    problem(&cfg.paths.runners, &e);
-                    None
-                }
-            });
+        let runners =
+            input
+                .head_files
+                .get(&cfg.paths.runners)
+                .and_then(|b| match read_runners(b) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        problem(&cfg.paths.runners, &e);
+                        None
+                    }
+                });
         let base_runners = input
-            .base(&cfg.paths.runners)
+            .base_files
+            .get(&cfg.paths.runners)
             .and_then(|b| read_runners(b).map_err(|e| base_errors.push(e)).ok());
 
         let launchers = LauncherTable::default();
@@ -252,7 +291,7 @@ impl<'a> Context<'a> {
             for e in &m.entries {
                 routes.insert(
                     e.key.clone(),
-                    Self::routes_of(&launchers, runners.as_ref(), e, &input.head_tree),
+                    Self::routes_of(&launchers, runners.as_deref(), e, &input.head_tree),
                 );
             }
         }
@@ -260,16 +299,16 @@ impl<'a> Context<'a> {
         // Scripts and recipes in scope: changed ones, and those resolved.
         let mut scripts = BTreeMap::new();
         let mut recipes = BTreeMap::new();
-        for (path, bytes) in &input.head_files {
+        for (path, bytes) in input.head_files.iter() {
             if Self::is_benchmark_script(input, path) {
-                match cached(&SCRIPTS, &[(path.as_str(), bytes.as_slice())], || {
+                match cached(&SCRIPTS, &[part(path, bytes)], || {
                     script::parse_script(path, bytes)
                 }) {
                     Ok(facts) => {
                         scripts.insert(
                             path.clone(),
                             Script {
-                                facts,
+                                facts: Arc::unwrap_or_clone(facts),
                                 text: String::from_utf8_lossy(bytes).into_owned(),
                             },
                         );
@@ -277,26 +316,27 @@ impl<'a> Context<'a> {
                     Err(e) => problem(path, &e),
                 }
             } else if Self::is_recipe_path(input, path) {
-                match cached(&RECIPES, &[(path.as_str(), bytes.as_slice())], || {
+                match cached(&RECIPES, &[part(path, bytes)], || {
                     srt::parse_recipe(path, bytes)
                 }) {
                     Ok(r) => {
-                        recipes.insert(path.clone(), r);
+                        recipes.insert(path.clone(), Arc::unwrap_or_clone(r));
                     }
                     Err(e) => problem(path, &e),
                 }
             }
         }
 
-        let read_changelog = |b: &[u8]| {
-            cached(&CHANGELOGS, &[(cfg.paths.changelog.as_str(), b)], || {
+        let read_changelog = |b: &FileBytes| {
+            cached(&CHANGELOGS, &[part(&cfg.paths.changelog, b)], || {
                 changelog::read(&cfg.paths.changelog, b)
             })
         };
         let base_changelog = input
-            .base(&cfg.paths.changelog)
+            .base_files
+            .get(&cfg.paths.changelog)
             .and_then(|b| read_changelog(b).map_err(|e| base_errors.push(e)).ok());
-        let head_changelog = match input.head(&cfg.paths.changelog) {
+        let head_changelog = match input.head_files.get(&cfg.paths.changelog) {
             Some(b) => match read_changelog(b) {
                 Ok(d) => Some(d),
                 Err(e) => {
@@ -702,7 +742,7 @@ impl<'a> Context<'a> {
 fn absent_inputs(input: &LintInput) -> Vec<Finding> {
     let p = &input.config.paths;
     let known = |tree: &BTreeSet<String>| !tree.is_empty();
-    let (base, head) = (&input.base_tree, &input.head_tree);
+    let (base, head): (&BTreeSet<String>, &BTreeSet<String>) = (&input.base_tree, &input.head_tree);
     let mut out = Vec::new();
     // `file` carries the finding; `named` is every path it is about.
     let mut report = |what: Input, file: &str, named: &str, sides: Vec<&str>| {
@@ -768,9 +808,9 @@ mod tests {
         let mut input = LintInput::new(Default::default(), LintData::defaults().unwrap());
         // The runners.yaml of 2026-02 (#666): a label → nodes mapping, before
         // the `labels:` mapping today's parser wants.
-        input.base_files.insert(
+        Arc::make_mut(&mut input.base_files).insert(
             "configs/runners.yaml".into(),
-            b"h100:\n- 'h100-cr_0'\n".to_vec(),
+            b"h100:\n- 'h100-cr_0'\n".to_vec().into(),
         );
         let found = lint(&input);
         assert!(

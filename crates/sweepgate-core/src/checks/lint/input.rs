@@ -3,6 +3,7 @@
 //! it. Rules never do I/O.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::config::RepoConfig;
 use crate::config::layout::Input;
@@ -42,6 +43,81 @@ pub struct Unread {
     pub reason: String,
 }
 
+/// A file's bytes, shared: the input, its base view ([`super::baseline`])
+/// and the reader's blob cache hold one allocation, and a clone copies
+/// no byte.
+#[derive(Debug, Clone)]
+pub struct FileBytes {
+    bytes: Arc<[u8]>,
+    /// The git blob id, when the bytes come from a reader that fetched
+    /// them by that id (our `git cat-file`, a GitHub tree or contents
+    /// answer): the id then names exactly these bytes.
+    id: Option<Arc<str>>,
+}
+
+impl FileBytes {
+    /// Bytes without a blob id (built by hand, or from a source that has
+    /// none): the parse caches key them by content.
+    pub fn new(bytes: impl Into<Arc<[u8]>>) -> Self {
+        Self {
+            bytes: bytes.into(),
+            id: None,
+        }
+    }
+
+    /// Bytes a reader fetched by their blob id `id`. Only for ids from our
+    /// own reads, never from a user: the parse caches trust the id to name
+    /// the bytes and do not hash them.
+    pub fn from_blob(bytes: Arc<[u8]>, id: &str) -> Self {
+        Self {
+            bytes,
+            id: Some(Arc::from(id)),
+        }
+    }
+
+    /// The git blob id these bytes were read by.
+    pub fn blob_id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl From<Vec<u8>> for FileBytes {
+    fn from(bytes: Vec<u8>) -> Self {
+        Self::new(bytes)
+    }
+}
+
+/// Equal content, whatever the ids (one side may have none).
+impl PartialEq for FileBytes {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.id, &other.id) {
+            (Some(a), Some(b)) => a == b,
+            _ => Arc::ptr_eq(&self.bytes, &other.bytes) || self.bytes == other.bytes,
+        }
+    }
+}
+
+impl Eq for FileBytes {}
+
+/// Path → contents of one side of a PR, shared between an input and its
+/// base view.
+pub type Files = Arc<BTreeMap<String, FileBytes>>;
+
+/// The paths of one side's tree, shared likewise.
+pub type Tree = Arc<BTreeSet<String>>;
+
 /// A PR as the lint sees it: contents at base and head of the changed files
 /// and of the files they resolve to, the head tree and the configuration.
 #[derive(Debug, Clone)]
@@ -54,10 +130,10 @@ pub struct LintInput {
     pub config: RepoConfig,
     pub data: LintData,
     pub changed: Vec<ChangedPath>,
-    pub head_tree: BTreeSet<String>,
-    pub base_tree: BTreeSet<String>,
-    pub base_files: BTreeMap<String, Vec<u8>>,
-    pub head_files: BTreeMap<String, Vec<u8>>,
+    pub head_tree: Tree,
+    pub base_tree: Tree,
+    pub base_files: Files,
+    pub head_files: Files,
     pub scope: Scope,
     /// Head line numbers the PR adds or changes, per head path.
     pub changed_lines: BTreeMap<String, BTreeSet<usize>>,
@@ -80,10 +156,10 @@ impl LintInput {
             config,
             data,
             changed: Vec::new(),
-            head_tree: BTreeSet::new(),
-            base_tree: BTreeSet::new(),
-            base_files: BTreeMap::new(),
-            head_files: BTreeMap::new(),
+            head_tree: Tree::default(),
+            base_tree: Tree::default(),
+            base_files: Files::default(),
+            head_files: Files::default(),
             scope: Scope::Diff,
             changed_lines: BTreeMap::new(),
             inputs_not_yet: BTreeSet::new(),
@@ -106,11 +182,11 @@ impl LintInput {
     }
 
     pub(crate) fn head(&self, path: &str) -> Option<&[u8]> {
-        self.head_files.get(path).map(Vec::as_slice)
+        self.head_files.get(path).map(FileBytes::as_slice)
     }
 
     pub(crate) fn base(&self, path: &str) -> Option<&[u8]> {
-        self.base_files.get(path).map(Vec::as_slice)
+        self.base_files.get(path).map(FileBytes::as_slice)
     }
 
     pub(crate) fn head_text(&self, path: &str) -> Option<&str> {
@@ -136,7 +212,7 @@ impl LintInput {
         out.push(p.models_policy.clone());
         out.push(p.benchmark_lib.clone());
         for t in [&self.head_tree, &self.base_tree] {
-            for path in t {
+            for path in t.iter() {
                 if path.starts_with(&p.golden_al_dir) || path.starts_with(&p.waivers_dir) {
                     out.push(path.clone());
                 }

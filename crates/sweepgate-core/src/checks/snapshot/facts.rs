@@ -208,13 +208,17 @@ impl Facts {
 
 /// Files a key runs, among the head files: the recipes its settings name and
 /// the benchmark scripts named after it (`<prefix>_<precision>_<sku>…`).
+/// Called for every head key: what does not depend on the file is made
+/// once, outside the loops over the head files.
 fn key_files(s: &Snapshot, cfg: &RepoConfig, e: &MasterEntry) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for cf in e.config_files() {
-        let tail = cf.strip_prefix("recipes/").unwrap_or(&cf);
-        let hit = s.head_files.keys().find(|p| {
-            **p == cf || p.ends_with(&format!("/{tail}")) || p.ends_with(&format!("/{cf}"))
-        });
+        let tail = format!("/{}", cf.strip_prefix("recipes/").unwrap_or(&cf));
+        let under = format!("/{cf}");
+        let hit = s
+            .head_files
+            .keys()
+            .find(|p| **p == cf || p.ends_with(&tail) || p.ends_with(&under));
         if let Some(p) = hit
             && !out.contains(p)
         {
@@ -222,6 +226,14 @@ fn key_files(s: &Snapshot, cfg: &RepoConfig, e: &MasterEntry) -> Vec<String> {
         }
     }
     let stem = format!("{}_{}_{}", e.prefix(), e.precision(), e.sku());
+    let names = [
+        format!("{stem}.sh"),
+        format!("{stem}_mtp.sh"),
+        format!("{stem}_{}", e.framework()),
+    ];
+    let multinode = e.is_multinode();
+    let spec = e.rows().iter().any(|r| r.spec == "mtp");
+    let (agentic, fixed) = (e.has_agentic(), e.has_fixed());
     for p in s.head_files.keys() {
         if !p.starts_with(&cfg.paths.benchmarks) || !p.ends_with(".sh") {
             continue;
@@ -229,7 +241,7 @@ fn key_files(s: &Snapshot, cfg: &RepoConfig, e: &MasterEntry) -> Vec<String> {
         // A multi-node key never runs a single-node script of the same
         // stem: `dsr1-fp4-b200-dynamo-trt` is not changed by
         // `single_node/dsr1_fp4_b200_mtp.sh` (`2029c5e`, #1522).
-        if e.is_multinode() && p.contains("/single_node/") {
+        if multinode && p.contains("/single_node/") {
             continue;
         }
         // No launcher runs a script archived under `deprecated/`
@@ -238,11 +250,10 @@ fn key_files(s: &Snapshot, cfg: &RepoConfig, e: &MasterEntry) -> Vec<String> {
             continue;
         }
         let name = p.rsplit('/').next().unwrap_or(p);
-        let spec = e.rows().iter().any(|r| r.spec == "mtp");
         let matches_spec = name.ends_with("_mtp.sh") == spec;
-        let in_scenario = if e.has_agentic() && !e.has_fixed() {
+        let in_scenario = if agentic && !fixed {
             p.contains("/agentic/")
-        } else if e.has_fixed() && !e.has_agentic() {
+        } else if fixed && !agentic {
             !p.contains("/agentic/")
         } else {
             true
@@ -250,9 +261,7 @@ fn key_files(s: &Snapshot, cfg: &RepoConfig, e: &MasterEntry) -> Vec<String> {
         if name.starts_with(&stem)
             && matches_spec
             && in_scenario
-            && (name == format!("{stem}.sh")
-                || name == format!("{stem}_mtp.sh")
-                || name.starts_with(&format!("{stem}_{}", e.framework())))
+            && (name == names[0] || name == names[1] || name.starts_with(&names[2]))
             && !out.contains(p)
         {
             out.push(p.clone());
