@@ -4,8 +4,9 @@
 //! after a vLLM/SGLang key of the same model and SKU. A claimed exception
 //! (new hardware, new architecture) is REVIEW. The scope of (a) is a
 //! setting (§5.2, extended by default).
+use super::engine_first::{self, Landing, Order};
 use super::lint::image::ImageRef;
-use super::snapshot::{ChangeKind, Family};
+use super::snapshot::{ChangeKind, Family, MasterEntry};
 use super::{CheckResult, ImageScope, Snapshot};
 use crate::config::RepoConfig;
 
@@ -30,6 +31,17 @@ pub(crate) fn short_image(image: &str) -> String {
     }
 }
 
+/// A master entry as the ordering rule reads it.
+fn landing(e: &MasterEntry) -> Landing<'_> {
+    Landing::new(
+        &e.key,
+        e.framework(),
+        Some(e.prefix()),
+        Some(e.model()),
+        e.runner(),
+    )
+}
+
 pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let keys: Vec<_> = facts
@@ -43,6 +55,8 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let detail = s.detail_section().to_ascii_lowercase();
     let exception = EXCEPTION_WORDS.iter().find(|w| detail.contains(*w));
     let mut notes: Vec<String> = Vec::new();
+    let head: Vec<Landing> = facts.masters_head.values().map(landing).collect();
+    let before: Vec<Landing> = facts.masters_base.values().map(landing).collect();
     for k in &keys {
         let e = &k.entry;
         let fw = e.framework();
@@ -127,32 +141,15 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             notes.push(format!("{} ({fw}) was already there", k.key));
             continue;
         }
-        // The same model is the same model whatever its `model-prefix`
-        // says (`0f24199`, #617: `dsr1-fp8` beside `dsr1`).
-        let same = |o: &&crate::checks::snapshot::MasterEntry| {
-            o.key != k.key
-                && (o.prefix() == e.prefix() || (!e.model().is_empty() && o.model() == e.model()))
-                && o.sku() == sku
-        };
-        let sibling = facts
-            .masters_head
-            .values()
-            .find(|o| same(o) && o.family() != Family::Other);
-        // The model already landed on this SKU through another framework
-        // before this PR: an added arm of it (`4cd3407`, #1800, adds
-        // `glm5-fp4-gb200-dynamo-trt-mtp` beside the base's
-        // `glm5-fp4-gb200-dynamo-trt`) lands nothing new.
-        let landed = facts
-            .masters_base
-            .values()
-            .find(|o| same(o) && o.family() == Family::Other);
-        match (sibling, landed) {
-            (Some(o), _) => notes.push(format!("{} ({fw}) follows {}", k.key, o.key)),
-            (None, Some(o)) => notes.push(format!(
-                "{} ({fw}) joins {}, which landed on {sku} before this PR",
-                k.key, o.key
+        // The ordering fact, as lint L15 reads it.
+        match engine_first::order(&landing(e), &head, &before) {
+            Order::Engine => {}
+            Order::Follows(o) => notes.push(format!("{} ({fw}) follows {o}", k.key)),
+            Order::Joins(o) => notes.push(format!(
+                "{} ({fw}) joins {o}, which landed on {sku} before this PR",
+                k.key
             )),
-            (None, None) => {
+            Order::First => {
                 if let Some(w) = exception {
                     return CheckResult::review(
                         N,

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 use crate::files::FileStatus;
 
-use super::context::Context;
+use super::context::{Context, KeyChange};
 use super::input::{ChangedPath, LintInput, Scope};
 use super::{Finding, Severity, lint};
 
@@ -152,7 +152,17 @@ fn renames(input: &LintInput) -> BTreeMap<&str, &str> {
 /// through the rules, it gives what was already there.
 pub fn base_view(input: &LintInput) -> LintInput {
     let head_ctx = Context::build(input);
-    let keys = head_ctx.changed_keys.iter().cloned().collect();
+    let mut keys: BTreeMap<String, KeyChange> = head_ctx.changed_keys.iter().cloned().collect();
+    // Changed entries that fail validation (an older schema) are in scope
+    // too: L15 judges them on the fields they have, at base as at head.
+    for u in head_ctx.direct_unvalidated() {
+        let change = if head_ctx.base_entries.contains_key(&u.key) {
+            KeyChange::Changed
+        } else {
+            KeyChange::Added
+        };
+        keys.entry(u.key.clone()).or_insert(change);
+    }
     let cfg = &input.config.paths;
     let policy: BTreeSet<&str> = cfg
         .master_configs
@@ -206,7 +216,8 @@ pub fn judge(input: &LintInput, head: Vec<Finding>, base: &[Finding]) -> Vec<Jud
     let paths = &input.config.paths;
     let base_blind = base.iter().any(|f| {
         f.rule == "L00"
-            && f.message.starts_with(super::context::UNREAD)
+            && (f.message.starts_with(super::context::UNREAD)
+                || f.message.starts_with(super::context::UNREAD_ENTRIES))
             && (paths.master_configs.contains(&f.file) || f.file == paths.runners)
     });
     head.into_iter()

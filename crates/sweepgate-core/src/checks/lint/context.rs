@@ -103,6 +103,10 @@ pub struct Context<'a> {
     pub problems: Vec<Finding>,
 }
 
+/// How the `L00` finding of a master config begins when some of its
+/// entries failed validation (the first is named): the rules read the others.
+pub(crate) const UNREAD_ENTRIES: &str = "could not read every entry of this file, so the lint rules did not run on the entries that fail validation (the first one follows): ";
+
 /// How an `L00` finding for a file the rules could not read begins.
 pub(crate) const UNREAD: &str =
     "could not read this file, so the lint rules that need it did not run: ";
@@ -176,13 +180,13 @@ impl<'a> Context<'a> {
     pub fn build(input: &'a LintInput) -> Self {
         let cfg = &input.config;
         let mut problems = Vec::new();
-        let mut problem = |file: &str, e: &crate::recipe::ParseError| {
+        let mut problem = |file: &str, e: &crate::recipe::ParseError, lead: &str| {
             problems.push(Finding::new(
                 "L00",
                 Severity::Warning,
                 file,
                 e.loc.line.max(1),
-                format!("{UNREAD}{}", e.message),
+                format!("{lead}{}", e.message),
             ));
         };
 
@@ -201,11 +205,22 @@ impl<'a> Context<'a> {
             None
         } else {
             match cached(&MASTERS, &head_files, || {
-                master::parse_many(head_files.iter().copied())
+                master::parse_many_each(head_files.iter().copied())
             }) {
-                Ok(m) => Some(m),
+                Ok(m) => {
+                    // Entry by entry: an entry of an older schema is said
+                    // (its file's first, at its file:line), and the rules
+                    // read the others (`c028a3a`, `0513746`).
+                    let mut said: BTreeSet<&str> = BTreeSet::new();
+                    for u in &m.unvalidated {
+                        if said.insert(&*u.file) {
+                            problem(&u.file, &u.error, UNREAD_ENTRIES);
+                        }
+                    }
+                    Some(m)
+                }
                 Err(e) => {
-                    problem(&e.loc.file.clone(), &e);
+                    problem(&e.loc.file.clone(), &e, UNREAD);
                     None
                 }
             }
@@ -233,7 +248,7 @@ impl<'a> Context<'a> {
             .and_then(|b| match read_runners(b) {
                 Ok(r) => Some(r),
                 Err(e) => {
-                    problem(&cfg.paths.runners, &e);
+                    problem(&cfg.paths.runners, &e, UNREAD);
                     None
                 }
             });
@@ -274,7 +289,7 @@ impl<'a> Context<'a> {
                             },
                         );
                     }
-                    Err(e) => problem(path, &e),
+                    Err(e) => problem(path, &e, UNREAD),
                 }
             } else if Self::is_recipe_path(input, path) {
                 match cached(&RECIPES, &[(path.as_str(), bytes.as_slice())], || {
@@ -283,7 +298,7 @@ impl<'a> Context<'a> {
                     Ok(r) => {
                         recipes.insert(path.clone(), r);
                     }
-                    Err(e) => problem(path, &e),
+                    Err(e) => problem(path, &e, UNREAD),
                 }
             }
         }
@@ -300,7 +315,7 @@ impl<'a> Context<'a> {
             Some(b) => match read_changelog(b) {
                 Ok(d) => Some(d),
                 Err(e) => {
-                    problem(&cfg.paths.changelog, &e);
+                    problem(&cfg.paths.changelog, &e, UNREAD);
                     None
                 }
             },
@@ -525,6 +540,23 @@ impl<'a> Context<'a> {
             .iter()
             .filter(|(_, c)| *c != KeyChange::Indirect)
             .filter_map(|(k, _)| self.entry(k))
+            .collect()
+    }
+
+    /// Entries the PR adds or changes that failed validation (an older
+    /// schema), told by their content as read; only their top-level string
+    /// fields are known (L15 reads them).
+    pub(crate) fn direct_unvalidated(&self) -> Vec<&master::UnvalidatedEntry> {
+        let Some(m) = &self.head_master else {
+            return Vec::new();
+        };
+        m.unvalidated
+            .iter()
+            .filter(|u| match &self.input.scope {
+                Scope::All => true,
+                Scope::Keys(keys) => keys.get(&u.key).is_some_and(|c| *c != KeyChange::Indirect),
+                Scope::Diff => self.base_entries.get(&u.key) != self.head_entries.get(&u.key),
+            })
             .collect()
     }
 
