@@ -310,8 +310,15 @@ fn a_non_upstream_image_bumped_to_another_is_pre_existing_1568() {
     let (outcome, reason) = replayed_row(&rec, 6);
     // A PASS row carries no detail in the replay record.
     assert_eq!(outcome, "pass", "{reason}");
-    // L15 does not run on this era's layout in the replay (its counts:
-    // docs/precision.md), so only the check side is asserted here.
+    // The lint reads this era's entries one by one now: L15 runs on the
+    // key and finds it pre-existing too.
+    let l15 = replayed_lint(&rec, "L15", "amd-master.yaml");
+    assert!(
+        l15.iter()
+            .any(|f| f["subject"] == "dsv4-fp4-mi355x-sglang" && f["new"] == false),
+        "{rec}"
+    );
+    assert!(l15.iter().all(|f| f["new"] == false), "{l15:?}");
 }
 
 /// An image moved off upstream is the PR's own: `0513746` (#705) adds
@@ -433,7 +440,9 @@ fn an_unregistered_prefix_kept_is_pre_existing_e8c02d7() {
     let (outcome, reason) = row("e8c02d710d42181c6e14acb3481117405ec83047", 7);
     assert_eq!(outcome, "pass", "{reason}");
     assert!(
-        reason.contains("kimik2.6 of kimik2.6-fp4-b200-dynamo-vllm is not in the MODELS.md support matrix, as on the default branch already (pre-existing)"),
+        reason.contains(
+            "kimik2.6-fp4-b200-dynamo-vllm keeps prefix kimik2.6, which is not in the MODELS.md support matrix on the default branch either (pre-existing)"
+        ),
         "{reason}"
     );
     let rec = replayed("d97170ad4728d4c73cb9eb4f3f26c66e6c408606");

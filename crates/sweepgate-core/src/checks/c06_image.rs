@@ -55,6 +55,17 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let detail = s.detail_section().to_ascii_lowercase();
     let exception = EXCEPTION_WORDS.iter().find(|w| detail.contains(*w));
     let mut notes: Vec<String> = Vec::new();
+    // A key whose master config did not parse at base: what the PR
+    // introduced cannot be told (`ec1b7ef`, #791, reverts an edit that left
+    // `.github/configs/amd-master.yaml:37` invalid; its keys were there).
+    // The lint calls such findings pre-existing; the check asks a person.
+    let mut untold: Vec<String> = Vec::new();
+    let base_unread = |file: &str| {
+        facts
+            .errors
+            .iter()
+            .any(|x| x.starts_with(&format!("{file} at base:")))
+    };
     let head: Vec<Landing> = facts.masters_head.values().map(landing).collect();
     let before: Vec<Landing> = facts.masters_base.values().map(landing).collect();
     for k in &keys {
@@ -91,6 +102,18 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 let introduced = facts.masters_base.get(&k.key).is_none_or(|b| {
                     b.image() != e.image() && ImageRef::parse(b.image()).is_upstream(&ns)
                 });
+                if introduced
+                    && !ImageRef::parse(e.image()).is_upstream(&ns)
+                    && base_unread(&e.file)
+                {
+                    untold.push(format!(
+                        "{} uses non-upstream image {} on {sku}, and {} did not parse at base",
+                        k.key,
+                        e.image(),
+                        e.file
+                    ));
+                    continue;
+                }
                 if introduced && !ImageRef::parse(e.image()).is_upstream(&ns) {
                     if let Some(w) = exception {
                         return CheckResult::review(
@@ -149,6 +172,12 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 "{} ({fw}) joins {o}, which landed on {sku} before this PR",
                 k.key
             )),
+            Order::First if base_unread(&e.file) => untold.push(format!(
+                "{} ({fw}) lands before any vLLM/SGLang {} entry on {sku}, and {} did not parse at base",
+                k.key,
+                e.prefix(),
+                e.file
+            )),
             Order::First => {
                 if let Some(w) = exception {
                     return CheckResult::review(
@@ -173,6 +202,15 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 .file(&e.file, e.line);
             }
         }
+    }
+    if !untold.is_empty() {
+        return CheckResult::review(
+            N,
+            format!(
+                "{}; whether this PR introduced it cannot be told.",
+                untold.join("; ")
+            ),
+        );
     }
     CheckResult::pass(N, format!("{}.", notes.join("; ")))
 }
@@ -287,6 +325,26 @@ mod tests {
         s.files[0].status = "modified".into();
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
+
+    /// `ec1b7ef` (#791): the base's master config did not parse, so what
+    /// the PR introduced cannot be told: REVIEW, never FAIL.
+    #[test]
+    fn an_unparsable_base_is_no_fail() {
+        let fork = entry(
+            "m-fp8-mi355x-sglang-disagg",
+            "sglang-disagg",
+            "rocm/sgl-dev:x",
+        );
+        let mut s = snap(&fork);
+        s.base_files.insert(
+            "configs/nvidia-master.yaml".into(),
+            "m-fp8-mi355x-sglang-disagg: { tp: 8， ep: 1 \n".into(),
+        );
+        s.files[0].status = "modified".into();
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Review, "{}", r.reason);
+        assert!(r.reason.contains("did not parse at base"), "{}", r.reason);
     }
 
     /// `0f24199` (#617): a sibling serving the same model counts whatever

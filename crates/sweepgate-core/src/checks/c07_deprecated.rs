@@ -205,7 +205,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 .file(&k.entry.file, k.entry.line);
         }
         pre_existing.push(format!(
-            "{prefix} of {} is not in the {path} support matrix, as on the default branch already (pre-existing)",
+            "{} keeps prefix {prefix}, which is not in the {path} support matrix on the default branch either (pre-existing)",
             k.key
         ));
     }
@@ -407,6 +407,44 @@ mod tests {
             r.reason,
             "minimaxm3 Single-turn 8k1k is deprecated since 2026-08-04 (MODELS.md Deprecation Notice) — minimaxm3-fp8-b200-vllm."
         );
+    }
+
+    /// `e8c02d7` (#2438) changes `kimik2.6-fp4-b200-dynamo-vllm`, whose
+    /// prefix was unregistered on main already: pre-existing, as L18 finds
+    /// it. Adding such a key, or moving a key to such a prefix, still FAILs.
+    #[test]
+    fn an_unregistered_prefix_kept_is_pre_existing() {
+        let key = |prefix: &str, tp: u32| {
+            format!(
+                "nope-fp8-b200-vllm:\n  model-prefix: {prefix}\n  precision: fp8\n  framework: vllm\n  scenarios:\n    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - {{ tp: {tp}, conc-list: [4] }}\n"
+            )
+        };
+        let mut s = snap("nope-fp8-b200-vllm", 8192, 1024, "2026-08-01");
+        s.head_files
+            .insert("configs/nvidia-master.yaml".into(), key("nope", 4));
+        s.base_files
+            .insert("configs/nvidia-master.yaml".into(), key("nope", 8));
+        s.files[0].status = "modified".into();
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        assert_eq!(
+            r.reason,
+            "nope-fp8-b200-vllm keeps prefix nope, which is not in the MODELS.md support matrix on the default branch either (pre-existing)."
+        );
+        assert!(!is_unregistered_prefix(&r.reason));
+        // The PR moves the key to an unregistered prefix: its own.
+        s.base_files
+            .insert("configs/nvidia-master.yaml".into(), key("minimaxm3", 8));
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Fail, "{}", r.reason);
+        assert!(is_unregistered_prefix(&r.reason), "{}", r.reason);
+        // A deprecation FAIL is not the fact L18 shares.
+        let r = check(
+            &snap("minimaxm3-fp8-b200-vllm", 1024, 1024, "2026-08-01"),
+            &RepoConfig::default(),
+        );
+        assert_eq!(r.outcome, Outcome::Fail);
+        assert!(!is_unregistered_prefix(&r.reason), "{}", r.reason);
     }
 
     #[test]

@@ -192,6 +192,18 @@ pub fn base_view(input: &LintInput) -> LintInput {
     v.base_tree = input.base_tree.clone();
     v.head_files = input.base_files.clone();
     v.base_files = input.base_files.clone();
+    // A master config or runners.yaml the PR moved is read at its base
+    // path, under its head path, as the head side reads it (#1992).
+    for p in cfg.master_configs.iter().chain([&cfg.runners]) {
+        if input.base(p).is_none()
+            && let Some(b) = input.base_following(p)
+        {
+            v.head_files.insert(p.clone(), b.to_vec());
+            v.base_files.insert(p.clone(), b.to_vec());
+            v.head_tree.insert(p.clone());
+            v.base_tree.insert(p.clone());
+        }
+    }
     v.scope = Scope::Keys(keys);
     v.inputs_not_yet = input.inputs_not_yet.clone();
     v

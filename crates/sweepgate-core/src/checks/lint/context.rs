@@ -228,7 +228,7 @@ impl<'a> Context<'a> {
         let mut base_entries = BTreeMap::new();
         let mut head_entries = BTreeMap::new();
         for p in &cfg.paths.master_configs {
-            if let Some(b) = input.base(p)
+            if let Some(b) = input.base_following(p)
                 && let Err(e) = entry_json(p, b, &mut base_entries)
             {
                 base_errors.push(e);
@@ -253,7 +253,7 @@ impl<'a> Context<'a> {
                 }
             });
         let base_runners = input
-            .base(&cfg.paths.runners)
+            .base_following(&cfg.paths.runners)
             .and_then(|b| read_runners(b).map_err(|e| base_errors.push(e)).ok());
 
         let launchers = LauncherTable::default();
@@ -429,7 +429,13 @@ impl<'a> Context<'a> {
                 multinode: e.multinode.value,
                 config_files: &refs,
             };
-            let resolution = launchers.resolve_label(&q, nodes.as_deref(), tree);
+            let mut resolution = launchers.resolve_label(&q, nodes.as_deref(), tree);
+            // Without the runner config the fleet is the built-in table's
+            // guess: a launcher the commit does not have runs nothing
+            // (`0a3bf92`, #1894, predates `launch_b200-nscale-slurm.sh`).
+            if nodes.is_none() {
+                resolution.per_launcher.retain(|l| l.launcher_exists);
+            }
             out.push(KeyRoute {
                 spec,
                 scenario,

@@ -163,12 +163,16 @@ pub(crate) fn claim_matches(claim: &ImageRef, shipped: &ImageRef) -> bool {
 /// replaced, a sibling's image) and contradict nothing.
 pub(crate) fn contradicting_claims(text: &str, shipped: &[ImageRef]) -> Vec<String> {
     // An image right after "from" is the one being replaced ("moves from
-    // the sibling's lmsysorg/sglang:v0.5.12-cu130 to v0.5.16-cu130").
+    // the sibling's lmsysorg/sglang:v0.5.12-cu130 to v0.5.16-cu130"), and
+    // so is one before an arrow (`d7cce62`, #1516: "Image:
+    // vllm/vllm-openai:v0.21.0 -> v0.19.1-cu130").
     let replaced = |c: &str| {
         text.find(c).is_some_and(|at| {
             let before = &text[..at];
             let start = before.char_indices().rev().nth(48).map_or(0, |(i, _)| i);
+            let after = text[at + c.len()..].trim_start();
             before[start..].to_ascii_lowercase().contains("from ")
+                || ["->", "→", "=>"].iter().any(|a| after.starts_with(a))
         })
     };
     // The image of another container: named as the value of an `…_IMAGE`
@@ -288,14 +292,33 @@ fn unreleased_part(p: &str) -> bool {
 /// key ships `nightly-5e35a6f…`). Engine knowledge gives such images at
 /// most a warning (docs/rules.md §3), and so does L17.
 pub(crate) fn is_dev_build(i: &ImageRef) -> bool {
-    i.tag
-        .as_deref()
-        .is_none_or(|t| t.split('-').any(unreleased_part))
+    // A repository of dev builds by name: `rocm/atom-dev`, `rocm/sgl-dev`
+    // (`53a6281`, #1867, names `rocm/atom-dev:MiniMax-M3-20260619` while the
+    // key ships the build of 2026-06-22).
+    let name = i.repository.rsplit('/').next().unwrap_or("");
+    name.split('-').any(|p| p == "dev" || p == "nightly")
+        || i.tag
+            .as_deref()
+            .is_none_or(|t| t.split('-').any(unreleased_part))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `d7cce62` (#1516): "Image: vllm/vllm-openai:v0.21.0 -> v0.19.1-cu130"
+    /// names the image replaced, then the shipped one.
+    #[test]
+    fn an_image_before_an_arrow_is_the_replaced_one() {
+        let shipped = [ImageRef::parse("vllm/vllm-openai:v0.19.1-cu130")];
+        let t = "Image: vllm/vllm-openai:v0.21.0 -> v0.19.1-cu130";
+        assert!(contradicting_claims(t, &shipped).is_empty());
+        let t = "Image: vllm/vllm-openai:v0.21.0";
+        assert_eq!(
+            contradicting_claims(t, &shipped),
+            vec!["vllm/vllm-openai:v0.21.0"]
+        );
+    }
 
     #[test]
     fn dev_builds_are_nightly_dev_commit_or_digest_only() {
@@ -304,6 +327,7 @@ mod tests {
             "lmsysorg/sglang:dev-nightly-0820",
             "vllm/vllm-openai:vllm-x86_64-cu13-0.25.1-7a33ba9",
             "lmsysorg/sglang@sha256:1bf5",
+            "rocm/atom-dev:MiniMax-M3-20260619",
         ] {
             assert!(is_dev_build(&ImageRef::parse(dev)), "{dev}");
         }
