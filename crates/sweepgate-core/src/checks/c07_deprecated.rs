@@ -419,13 +419,17 @@ mod tests {
                 "nope-fp8-b200-vllm:\n  model-prefix: {prefix}\n  precision: fp8\n  framework: vllm\n  scenarios:\n    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - {{ tp: {tp}, conc-list: [4] }}\n"
             )
         };
-        let mut s = snap("nope-fp8-b200-vllm", 8192, 1024, "2026-08-01");
-        s.head_files
-            .insert("configs/nvidia-master.yaml".into(), key("nope", 4));
-        s.base_files
-            .insert("configs/nvidia-master.yaml".into(), key("nope", 8));
-        s.files[0].status = "modified".into();
-        let r = check(&s, &RepoConfig::default());
+        // A snapshot derives its facts once: one per base.
+        let changed = |base: &str| {
+            let mut s = snap("nope-fp8-b200-vllm", 8192, 1024, "2026-08-01");
+            s.head_files
+                .insert("configs/nvidia-master.yaml".into(), key("nope", 4));
+            s.base_files
+                .insert("configs/nvidia-master.yaml".into(), key(base, 8));
+            s.files[0].status = "modified".into();
+            s
+        };
+        let r = check(&changed("nope"), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
         assert_eq!(
             r.reason,
@@ -433,9 +437,7 @@ mod tests {
         );
         assert!(!is_unregistered_prefix(&r.reason));
         // The PR moves the key to an unregistered prefix: its own.
-        s.base_files
-            .insert("configs/nvidia-master.yaml".into(), key("minimaxm3", 8));
-        let r = check(&s, &RepoConfig::default());
+        let r = check(&changed("minimaxm3"), &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Fail, "{}", r.reason);
         assert!(is_unregistered_prefix(&r.reason), "{}", r.reason);
         // A deprecation FAIL is not the fact L18 shares.
