@@ -430,10 +430,10 @@ impl<'a> Context<'a> {
                 config_files: &refs,
             };
             let mut resolution = launchers.resolve_label(&q, nodes.as_deref(), tree);
-            // Without the runner config the fleet is the built-in table's
-            // guess: a launcher the commit does not have runs nothing
+            // Without a readable runner config the fleet is the built-in
+            // table's guess: a launcher the commit does not have runs nothing
             // (`0a3bf92`, #1894, predates `launch_b200-nscale-slurm.sh`).
-            if nodes.is_none() {
+            if runners.is_none() {
                 resolution.per_launcher.retain(|l| l.launcher_exists);
             }
             out.push(KeyRoute {
