@@ -115,7 +115,10 @@ mod tests {
         let vllm = l("glm5.1-fp8-b200-vllm", "vllm");
         let other_sku = l("glm5.1-fp8-h200-vllm", "vllm");
         assert_eq!(order(&vllm, &[], &[]), Order::Engine);
-        assert_eq!(order(&tilert, &[other_sku.clone()], &[]), Order::First);
+        assert_eq!(
+            order(&tilert, std::slice::from_ref(&other_sku), &[]),
+            Order::First
+        );
         assert_eq!(
             order(&tilert, &[other_sku, vllm], &[]),
             Order::Follows("glm5.1-fp8-b200-vllm")
