@@ -721,6 +721,20 @@ const PAIRS: [(u8, &[&str]); 7] = [
     (15, &["L17"]),
 ];
 
+/// Whether a FAIL row of a paired check is the fact its lint rules judge.
+/// Check 7 also FAILs deprecations MODELS.md enacts (a scenario, arm or
+/// precision retired), which L18 does not speak about: only its rule 1
+/// (the prefix is registered) is L18's.
+fn shared_fact(check: u8, row: &RowRecord) -> bool {
+    match check {
+        7 => row
+            .detail
+            .as_ref()
+            .is_some_and(|d| sweepgate_core::checks::is_unregistered_prefix(&d.reason)),
+        _ => true,
+    }
+}
+
 /// Commits where one side of a pair flags and the other is silent. A check
 /// flags with a FAIL row, the lint with a new error of one of its rules:
 /// what blocks on each side.
@@ -737,11 +751,9 @@ impl PairTally {
     const SHOWN: usize = 10;
 
     fn add(&mut self, r: &Record, check: u8, rules: &[&str]) {
-        let fails = r
-            .check
-            .rows
-            .iter()
-            .any(|row| row.check == check && row.outcome == Outcome::Fail);
+        let fails = r.check.rows.iter().any(|row| {
+            row.check == check && row.outcome == Outcome::Fail && shared_fact(check, row)
+        });
         let errs = r
             .lint
             .findings

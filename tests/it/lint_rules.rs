@@ -361,19 +361,32 @@ fn l17_claims() {
         ("perf-changelog.yaml.append", &k),
         (FIXED, "l24_pass.sh"),
     ]);
+    // (severity, about an image) of each L17 finding.
+    let l17 = |f: &[Finding]| -> Vec<_> {
+        f.iter()
+            .filter(|x| x.rule == "L17")
+            .map(|x| (x.severity, x.message.contains("image")))
+            .collect()
+    };
     // The image contradiction is an error; the K claim warns (issue 17
     // item 7: AL/K prose claims are below 95% precision on the history).
-    let sev: Vec<_> = f
-        .iter()
-        .filter(|x| x.rule == "L17")
-        .map(|x| (x.severity, x.message.contains("image")))
-        .collect();
     assert_eq!(
-        sev,
+        l17(&f),
         vec![(Error, true), (Warning, false)],
         "K and image contradict: {}",
         support::dump(&f)
     );
+    // A nightly named where the config pins another build: a warning, as
+    // engine knowledge gives nightly and dev images (`47e7ab0`, #2328).
+    let nightly = ENTRY.replace(
+        "Add the config",
+        "Add DSv4 SGLang on lmsysorg/sglang:nightly-dev-cu13-20260721-8905cbd4",
+    );
+    let f = case(&[
+        (MASTER, "l02_key.yaml"),
+        ("perf-changelog.yaml.append", &nightly),
+    ]);
+    assert_eq!(l17(&f), vec![(Warning, true)], "{}", support::dump(&f));
     let ok = ENTRY.replace(
         "Add the config",
         "Add DSv4 SGLang on lmsysorg/sglang:v0.5.16-cu130 (TP8)",

@@ -310,8 +310,15 @@ fn a_non_upstream_image_bumped_to_another_is_pre_existing_1568() {
     let (outcome, reason) = replayed_row(&rec, 6);
     // A PASS row carries no detail in the replay record.
     assert_eq!(outcome, "pass", "{reason}");
-    // L15 does not run on this era's layout in the replay (its counts:
-    // docs/precision.md), so only the check side is asserted here.
+    // The lint reads this era's entries one by one now: L15 runs on the
+    // key and finds it pre-existing too.
+    let l15 = replayed_lint(&rec, "L15", "amd-master.yaml");
+    assert!(
+        l15.iter()
+            .any(|f| f["subject"] == "dsv4-fp4-mi355x-sglang" && f["new"] == false),
+        "{rec}"
+    );
+    assert!(l15.iter().all(|f| f["new"] == false), "{l15:?}");
 }
 
 /// An image moved off upstream is the PR's own: `0513746` (#705) adds
@@ -414,4 +421,103 @@ fn an_install_after_exit_never_runs_1571() {
         .filter(|f| f["line"] == 152)
         .collect();
     assert!(l12.is_empty(), "{l12:?}");
+}
+
+/// Check 7 / L18 (docs/precision.md "Fourth pass"): `e8c02d7` (#2438)
+/// changes `kimik2.6-fp4-b200-dynamo-vllm` (`configs/nvidia-master.yaml`),
+/// whose prefix `kimik2.6` was unregistered in MODELS.md on main already:
+/// `d97170a` (#2360) added the key so (precision item C07-008, true). A PR
+/// is judged on what it changes: pre-existing for L18 and Check 7 alike,
+/// while the commit that added the key still fails both.
+#[test]
+fn an_unregistered_prefix_kept_is_pre_existing_e8c02d7() {
+    let rec = replayed("e8c02d710d42181c6e14acb3481117405ec83047");
+    let (outcome, reason) = replayed_row(&rec, 7);
+    assert_ne!(outcome, "fail", "{reason}");
+    let l18 = replayed_lint(&rec, "L18", "nvidia-master.yaml");
+    assert!(!l18.is_empty(), "{rec}");
+    assert!(l18.iter().all(|f| f["new"] == false), "{l18:?}");
+    let (outcome, reason) = row("e8c02d710d42181c6e14acb3481117405ec83047", 7);
+    assert_eq!(outcome, "pass", "{reason}");
+    assert!(
+        reason.contains(
+            "kimik2.6-fp4-b200-dynamo-vllm keeps prefix kimik2.6, which is not in the MODELS.md support matrix on the default branch either (pre-existing)"
+        ),
+        "{reason}"
+    );
+    let rec = replayed("d97170ad4728d4c73cb9eb4f3f26c66e6c408606");
+    let (outcome, reason) = replayed_row(&rec, 7);
+    assert_eq!(outcome, "fail", "{reason}");
+    assert!(
+        replayed_lint(&rec, "L18", "nvidia-master.yaml")
+            .iter()
+            .any(|f| f["new"] == true && f["severity"] == "error"),
+        "{rec}"
+    );
+}
+
+/// Check 15 / L17: `47e7ab0` (#2328) adds `minimaxm3-fp4-b300-vllm-agentic-mtp`
+/// with `vllm/vllm-openai:nightly-5e35a6f…` while its changelog entry
+/// (`perf-changelog.yaml:5460`) names `nightly-387189c…`. A nightly on
+/// either side is at most a warning for L17, as engine knowledge gives
+/// nightly and dev images; Check 15 keeps changelog prose REVIEW. Neither
+/// blocks, so they agree (the true positive this loses: precision items
+/// L17-002 and 2:L17-001).
+#[test]
+fn a_nightly_named_in_prose_warns_2328() {
+    let rec = replayed("47e7ab0d3ec670c36a3481e6bff1c752b309319e");
+    let l17 = replayed_lint(&rec, "L17", "perf-changelog.yaml");
+    let image: Vec<_> = l17
+        .iter()
+        .filter(|f| {
+            f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("nightly-387189c"))
+        })
+        .collect();
+    assert_eq!(image.len(), 1, "{l17:?}");
+    assert_eq!(image[0]["severity"], "warning", "{image:?}");
+    assert_eq!(image[0]["new"], true, "{image:?}");
+    let (outcome, reason) = replayed_row(&rec, 15);
+    assert_ne!(outcome, "fail", "{reason}");
+}
+
+/// Check 6 / L15 in the `.github/configs/` era: the lint reads each entry on
+/// its own, so one entry of an older schema no longer hides the others. `c028a3a` (#145) adds
+/// `dsr1-fp4-mi355x-sglang` with a `rocm/` image
+/// (`.github/configs/amd-master.yaml:2`, precision item C06: true); before,
+/// the lint could not read that file (`L00`) and L15 never ran on the key.
+/// Now L15 and Check 6 both flag it, and the `L00` warning still names the
+/// entry that fails validation.
+#[test]
+fn an_older_schema_entry_does_not_hide_the_others_145() {
+    let rec = replayed("c028a3ac13f88671a38ad2dded20595eb6dc6acf");
+    let (outcome, reason) = replayed_row(&rec, 6);
+    assert_eq!(outcome, "fail", "{reason}");
+    let l15 = replayed_lint(&rec, "L15", "amd-master.yaml");
+    assert!(
+        l15.iter().any(|f| f["new"] == true
+            && f["severity"] == "error"
+            && f["subject"] == "dsr1-fp4-mi355x-sglang"),
+        "{rec}"
+    );
+}
+
+/// Check 6(b) in L15, through the one function both use
+/// (`checks::engine_first`): `1371ca5` (#651) adds `dsr1-fp8-h100-dynamo-trt`
+/// (`.github/configs/nvidia-master.yaml:1574`, precision item C06-001, true)
+/// with no vLLM/SGLang DeepSeek-R1 key on h100. Both FAIL it as the PR's.
+#[test]
+fn a_framework_landing_first_fails_check_6_and_l15_651() {
+    let rec = replayed("1371ca5bca4f311d7e1a5e29c73941b8a40da6a4");
+    let (outcome, reason) = replayed_row(&rec, 6);
+    assert_eq!(outcome, "fail", "{reason}");
+    assert!(reason.contains("lands before any vLLM/SGLang"), "{reason}");
+    let l15 = replayed_lint(&rec, "L15", "nvidia-master.yaml");
+    assert!(
+        l15.iter().any(|f| f["new"] == true
+            && f["severity"] == "error"
+            && f["subject"] == "dsr1-fp8-h100-dynamo-trt"),
+        "{rec}"
+    );
 }

@@ -4,8 +4,9 @@
 //! after a vLLM/SGLang key of the same model and SKU. A claimed exception
 //! (new hardware, new architecture) is REVIEW. The scope of (a) is a
 //! setting (§5.2, extended by default).
+use super::engine_first::{self, Landing, Order};
 use super::lint::image::ImageRef;
-use super::snapshot::{ChangeKind, Family};
+use super::snapshot::{ChangeKind, Family, MasterEntry};
 use super::{CheckResult, ImageScope, Snapshot};
 use crate::config::RepoConfig;
 
@@ -30,6 +31,17 @@ pub(crate) fn short_image(image: &str) -> String {
     }
 }
 
+/// A master entry as the ordering rule reads it.
+fn landing(e: &MasterEntry) -> Landing<'_> {
+    Landing::new(
+        &e.key,
+        e.framework(),
+        Some(e.prefix()),
+        Some(e.model()),
+        e.runner(),
+    )
+}
+
 pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let facts = s.facts(cfg);
     let keys: Vec<_> = facts
@@ -43,6 +55,19 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
     let detail = s.detail_section().to_ascii_lowercase();
     let exception = EXCEPTION_WORDS.iter().find(|w| detail.contains(*w));
     let mut notes: Vec<String> = Vec::new();
+    // A key whose master config did not parse at base: what the PR
+    // introduced cannot be told (`ec1b7ef`, #791, reverts an edit that left
+    // `.github/configs/amd-master.yaml:37` invalid; its keys were there).
+    // The lint calls such findings pre-existing; the check asks a person.
+    let mut untold: Vec<String> = Vec::new();
+    let base_unread = |file: &str| {
+        facts
+            .errors
+            .iter()
+            .any(|x| x.starts_with(&format!("{file} at base:")))
+    };
+    let head: Vec<Landing> = facts.masters_head.values().map(landing).collect();
+    let before: Vec<Landing> = facts.masters_base.values().map(landing).collect();
     for k in &keys {
         let e = &k.entry;
         let fw = e.framework();
@@ -77,6 +102,18 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 let introduced = facts.masters_base.get(&k.key).is_none_or(|b| {
                     b.image() != e.image() && ImageRef::parse(b.image()).is_upstream(&ns)
                 });
+                if introduced
+                    && !ImageRef::parse(e.image()).is_upstream(&ns)
+                    && base_unread(&e.file)
+                {
+                    untold.push(format!(
+                        "{} uses non-upstream image {} on {sku}, and {} did not parse at base",
+                        k.key,
+                        e.image(),
+                        e.file
+                    ));
+                    continue;
+                }
                 if introduced && !ImageRef::parse(e.image()).is_upstream(&ns) {
                     if let Some(w) = exception {
                         return CheckResult::review(
@@ -127,32 +164,21 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             notes.push(format!("{} ({fw}) was already there", k.key));
             continue;
         }
-        // The same model is the same model whatever its `model-prefix`
-        // says (`0f24199`, #617: `dsr1-fp8` beside `dsr1`).
-        let same = |o: &&crate::checks::snapshot::MasterEntry| {
-            o.key != k.key
-                && (o.prefix() == e.prefix() || (!e.model().is_empty() && o.model() == e.model()))
-                && o.sku() == sku
-        };
-        let sibling = facts
-            .masters_head
-            .values()
-            .find(|o| same(o) && o.family() != Family::Other);
-        // The model already landed on this SKU through another framework
-        // before this PR: an added arm of it (`4cd3407`, #1800, adds
-        // `glm5-fp4-gb200-dynamo-trt-mtp` beside the base's
-        // `glm5-fp4-gb200-dynamo-trt`) lands nothing new.
-        let landed = facts
-            .masters_base
-            .values()
-            .find(|o| same(o) && o.family() == Family::Other);
-        match (sibling, landed) {
-            (Some(o), _) => notes.push(format!("{} ({fw}) follows {}", k.key, o.key)),
-            (None, Some(o)) => notes.push(format!(
-                "{} ({fw}) joins {}, which landed on {sku} before this PR",
-                k.key, o.key
+        // The ordering fact, as lint L15 reads it.
+        match engine_first::order(&landing(e), &head, &before) {
+            Order::Engine => {}
+            Order::Follows(o) => notes.push(format!("{} ({fw}) follows {o}", k.key)),
+            Order::Joins(o) => notes.push(format!(
+                "{} ({fw}) joins {o}, which landed on {sku} before this PR",
+                k.key
             )),
-            (None, None) => {
+            Order::First if base_unread(&e.file) => untold.push(format!(
+                "{} ({fw}) lands before any vLLM/SGLang {} entry on {sku}, and {} did not parse at base",
+                k.key,
+                e.prefix(),
+                e.file
+            )),
+            Order::First => {
                 if let Some(w) = exception {
                     return CheckResult::review(
                         N,
@@ -176,6 +202,15 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 .file(&e.file, e.line);
             }
         }
+    }
+    if !untold.is_empty() {
+        return CheckResult::review(
+            N,
+            format!(
+                "{}; whether this PR introduced it cannot be told.",
+                untold.join("; ")
+            ),
+        );
     }
     CheckResult::pass(N, format!("{}.", notes.join("; ")))
 }
@@ -290,6 +325,26 @@ mod tests {
         s.files[0].status = "modified".into();
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
+
+    /// `ec1b7ef` (#791): the base's master config did not parse, so what
+    /// the PR introduced cannot be told: REVIEW, never FAIL.
+    #[test]
+    fn an_unparsable_base_is_no_fail() {
+        let fork = entry(
+            "m-fp8-mi355x-sglang-disagg",
+            "sglang-disagg",
+            "rocm/sgl-dev:x",
+        );
+        let mut s = snap(&fork);
+        s.base_files.insert(
+            "configs/nvidia-master.yaml".into(),
+            "m-fp8-mi355x-sglang-disagg: { tp: 8， ep: 1 \n".into(),
+        );
+        s.files[0].status = "modified".into();
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Review, "{}", r.reason);
+        assert!(r.reason.contains("did not parse at base"), "{}", r.reason);
     }
 
     /// `0f24199` (#617): a sibling serving the same model counts whatever

@@ -177,33 +177,49 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
         );
     }
     // Rule 1 (the prefix is registered) is lint L18's: both read the
-    // support matrix with `recipe::models_md`.
+    // support matrix with `recipe::models_md`, and both judge a PR on what
+    // it changes. A key the PR adds, or whose prefix it changes, brings
+    // the prefix in; a key that keeps an unregistered prefix was so on the
+    // default branch already (`e8c02d7` changes `kimik2.6-fp4-b200-dynamo-vllm`,
+    // added unregistered by `d97170a`): pre-existing, not the author's. The
+    // rule runs over every key first, so a deprecation FAIL of another key
+    // cannot hide it.
     let registered = crate::recipe::models_md::parse(path, text.as_bytes()).ok();
+    let in_matrix = |prefix: &str| {
+        registered
+            .as_ref()
+            .is_none_or(|m| m.model(prefix).is_some())
+            && p.matrix
+                .iter()
+                .any(|(ps, ..)| ps.iter().any(|x| x == prefix))
+    };
+    let mut pre_existing: Vec<String> = Vec::new();
+    for k in &facts.changed {
+        let prefix = k.entry.prefix();
+        if in_matrix(prefix) {
+            continue;
+        }
+        if brings_prefix(k, &facts.masters_base) {
+            return CheckResult::fail(N, unregistered_reason(prefix, path, &k.key))
+                .subject(k.key.clone())
+                .file(&k.entry.file, k.entry.line);
+        }
+        pre_existing.push(format!(
+            "{} keeps prefix {prefix}, which is not in the {path} support matrix on the default branch either (pre-existing)",
+            k.key
+        ));
+    }
     let today = s.today;
     let mut active: Vec<String> = Vec::new();
     for k in &facts.changed {
         let prefix = k.entry.prefix();
-        if let Some(m) = &registered
-            && m.model(prefix).is_none()
-        {
-            return CheckResult::fail(
-                N,
-                format!("{prefix} is not in the {path} support matrix — {}.", k.key),
-            )
-            .subject(k.key.clone())
-            .file(&k.entry.file, k.entry.line);
-        }
+        // Unregistered and pre-existing (above): no row to judge it by.
         let Some((_, act, dep, line)) = p
             .matrix
             .iter()
             .find(|(ps, ..)| ps.iter().any(|x| x == prefix))
         else {
-            return CheckResult::fail(
-                N,
-                format!("{prefix} is not in the {path} support matrix — {}.", k.key),
-            )
-            .subject(k.key.clone())
-            .file(&k.entry.file, k.entry.line);
+            continue;
         };
         if act.trim_start().starts_with("None")
             && let Some(d) = find_date(act)
@@ -310,10 +326,40 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             active.push(a);
         }
     }
-    CheckResult::pass(
-        N,
-        format!("{} is active in {path} as of {today}.", active.join("; ")),
-    )
+    let mut said: Vec<String> = Vec::new();
+    if !active.is_empty() {
+        said.push(format!(
+            "{} is active in {path} as of {today}",
+            active.join("; ")
+        ));
+    }
+    said.extend(pre_existing);
+    CheckResult::pass(N, format!("{}.", said.join("; ")))
+}
+
+/// Rule 1's FAIL reason; [`is_unregistered_prefix`] recognises it.
+fn unregistered_reason(prefix: &str, path: &str, key: &str) -> String {
+    format!("{prefix} is not in the {path} support matrix — {key}.")
+}
+
+/// Whether a Check 7 FAIL reason is rule 1 (the prefix is not registered),
+/// the fact lint L18 shares; the other rules are deprecations L18 does not
+/// judge. The replay counts the pair on this fact alone.
+pub fn is_unregistered_prefix(reason: &str) -> bool {
+    reason.contains(" is not in the ") && reason.contains(" support matrix — ")
+}
+
+/// A key the PR adds, or whose `model-prefix` it changes, brings its prefix
+/// in; as L18's fingerprint (rule, file, prefix, key) tells a new finding
+/// from a pre-existing one.
+fn brings_prefix(
+    k: &ChangedKey,
+    base: &std::collections::BTreeMap<String, crate::checks::snapshot::MasterEntry>,
+) -> bool {
+    k.kind == ChangeKind::Added
+        || base
+            .get(&k.key)
+            .is_none_or(|b| b.prefix() != k.entry.prefix())
 }
 
 #[cfg(test)]
@@ -361,6 +407,46 @@ mod tests {
             r.reason,
             "minimaxm3 Single-turn 8k1k is deprecated since 2026-08-04 (MODELS.md Deprecation Notice) — minimaxm3-fp8-b200-vllm."
         );
+    }
+
+    /// `e8c02d7` (#2438) changes `kimik2.6-fp4-b200-dynamo-vllm`, whose
+    /// prefix was unregistered on main already: pre-existing, as L18 finds
+    /// it. Adding such a key, or moving a key to such a prefix, still FAILs.
+    #[test]
+    fn an_unregistered_prefix_kept_is_pre_existing() {
+        let key = |prefix: &str, tp: u32| {
+            format!(
+                "nope-fp8-b200-vllm:\n  model-prefix: {prefix}\n  precision: fp8\n  framework: vllm\n  scenarios:\n    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - {{ tp: {tp}, conc-list: [4] }}\n"
+            )
+        };
+        // A snapshot derives its facts once: one per base.
+        let changed = |base: &str| {
+            let mut s = snap("nope-fp8-b200-vllm", 8192, 1024, "2026-08-01");
+            s.head_files
+                .insert("configs/nvidia-master.yaml".into(), key("nope", 4));
+            s.base_files
+                .insert("configs/nvidia-master.yaml".into(), key(base, 8));
+            s.files[0].status = "modified".into();
+            s
+        };
+        let r = check(&changed("nope"), &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        assert_eq!(
+            r.reason,
+            "nope-fp8-b200-vllm keeps prefix nope, which is not in the MODELS.md support matrix on the default branch either (pre-existing)."
+        );
+        assert!(!is_unregistered_prefix(&r.reason));
+        // The PR moves the key to an unregistered prefix: its own.
+        let r = check(&changed("minimaxm3"), &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Fail, "{}", r.reason);
+        assert!(is_unregistered_prefix(&r.reason), "{}", r.reason);
+        // A deprecation FAIL is not the fact L18 shares.
+        let r = check(
+            &snap("minimaxm3-fp8-b200-vllm", 1024, 1024, "2026-08-01"),
+            &RepoConfig::default(),
+        );
+        assert_eq!(r.outcome, Outcome::Fail);
+        assert!(!is_unregistered_prefix(&r.reason), "{}", r.reason);
     }
 
     #[test]

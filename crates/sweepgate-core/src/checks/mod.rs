@@ -25,11 +25,13 @@ pub mod c14_pareto;
 pub mod c15_description;
 pub(crate) mod c16_nvidia;
 pub(crate) mod c17_metrics;
+pub(crate) mod engine_first;
 pub mod snapshot;
 pub mod verifier;
 
 use serde::{Deserialize, Serialize};
 
+pub use c07_deprecated::is_unregistered_prefix;
 pub(crate) use snapshot::Snapshot;
 
 /// Check names, exactly as `docs/contracts.md` §6 spells them.

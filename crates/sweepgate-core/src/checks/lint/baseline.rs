@@ -9,12 +9,13 @@
 //! rule names, else the message's first `quoted` token) and the message
 //! with line numbers taken out.
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 use crate::files::FileStatus;
 
-use super::context::Context;
+use super::context::{Context, KeyChange};
 use super::input::{ChangedPath, LintInput, Scope};
 use super::{Finding, Severity, lint};
 
@@ -152,7 +153,17 @@ fn renames(input: &LintInput) -> BTreeMap<&str, &str> {
 /// through the rules, it gives what was already there.
 pub fn base_view(input: &LintInput) -> LintInput {
     let head_ctx = Context::build(input);
-    let keys = head_ctx.changed_keys.iter().cloned().collect();
+    let mut keys: BTreeMap<String, KeyChange> = head_ctx.changed_keys.iter().cloned().collect();
+    // Changed entries that fail validation (an older schema) are in scope
+    // too: L15 judges them on the fields they have, at base as at head.
+    for u in head_ctx.direct_unvalidated() {
+        let change = if head_ctx.base_entries.contains_key(&u.key) {
+            KeyChange::Changed
+        } else {
+            KeyChange::Added
+        };
+        keys.entry(u.key.clone()).or_insert(change);
+    }
     let cfg = &input.config.paths;
     let policy: BTreeSet<&str> = cfg
         .master_configs
@@ -183,6 +194,18 @@ pub fn base_view(input: &LintInput) -> LintInput {
     v.base_tree = input.base_tree.clone();
     v.head_files = input.base_files.clone();
     v.base_files = input.base_files.clone();
+    // A master config or runners.yaml the PR moved is read at its base
+    // path, under its head path, as the head side reads it (#1992).
+    for p in cfg.master_configs.iter().chain([&cfg.runners]) {
+        if input.base(p).is_none()
+            && let Some(b) = input.base_following(p)
+        {
+            Arc::make_mut(&mut v.head_files).insert(p.clone(), b.clone());
+            Arc::make_mut(&mut v.base_files).insert(p.clone(), b.clone());
+            Arc::make_mut(&mut v.head_tree).insert(p.clone());
+            Arc::make_mut(&mut v.base_tree).insert(p.clone());
+        }
+    }
     v.scope = Scope::Keys(keys);
     v.inputs_not_yet = input.inputs_not_yet.clone();
     v
@@ -207,7 +230,8 @@ pub fn judge(input: &LintInput, head: Vec<Finding>, base: &[Finding]) -> Vec<Jud
     let paths = &input.config.paths;
     let base_blind = base.iter().any(|f| {
         f.rule == "L00"
-            && f.message.starts_with(super::context::UNREAD)
+            && (f.message.starts_with(super::context::UNREAD)
+                || f.message.starts_with(super::context::UNREAD_ENTRIES))
             && (paths.master_configs.contains(&f.file) || f.file == paths.runners)
     });
     head.into_iter()

@@ -64,15 +64,28 @@ fn cached<T>(
         .clone()
 }
 
-/// [`master::parse_many`] of these master configs through the
-/// process-wide cache (the replay's gate parses the head's too).
-pub fn parse_masters_cached(
+/// [`master::parse_many_each`] of these master configs through the
+/// process-wide cache (the lint reads entries one by one).
+fn parse_masters_each_cached(
     files: &[(&str, &FileBytes)],
 ) -> Result<Arc<MasterConfig>, crate::recipe::ParseError> {
     let parts: Vec<Part<'_>> = files.iter().map(|(p, b)| part(p, b)).collect();
     cached(&MASTERS, &parts, || {
-        master::parse_many(parts.iter().map(|(p, b, _)| (*p, *b)))
+        master::parse_many_each(parts.iter().map(|(p, b, _)| (*p, *b)))
     })
+}
+
+/// [`master::parse_many`] of these master configs, from the same cache
+/// (the replay's gate parses the head's too): the first entry that fails
+/// validation is the error, as `parse_many` gives it.
+pub fn parse_masters_cached(
+    files: &[(&str, &FileBytes)],
+) -> Result<Arc<MasterConfig>, crate::recipe::ParseError> {
+    let m = parse_masters_each_cached(files)?;
+    match m.unvalidated.first() {
+        Some(u) => Err(u.error.clone()),
+        None => Ok(m),
+    }
 }
 
 /// [`script::parse_script`] for the checks (9, 10, 11, 13), kept by
@@ -140,6 +153,10 @@ pub struct Context<'a> {
     /// Files that could not be read as what they should be.
     pub problems: Vec<Finding>,
 }
+
+/// How the `L00` finding of a master config begins when some of its
+/// entries failed validation (the first is named): the rules read the others.
+pub(crate) const UNREAD_ENTRIES: &str = "could not read every entry of this file, so the lint rules did not run on the entries that fail validation (the first one follows): ";
 
 /// How an `L00` finding for a file the rules could not read begins.
 pub(crate) const UNREAD: &str =
@@ -214,13 +231,13 @@ impl<'a> Context<'a> {
     pub fn build(input: &'a LintInput) -> Self {
         let cfg = &input.config;
         let mut problems = Vec::new();
-        let mut problem = |file: &str, e: &crate::recipe::ParseError| {
+        let mut problem = |file: &str, e: &crate::recipe::ParseError, lead: &str| {
             problems.push(Finding::new(
                 "L00",
                 Severity::Warning,
                 file,
                 e.loc.line.max(1),
-                format!("{UNREAD}{}", e.message),
+                format!("{lead}{}", e.message),
             ));
         };
 
@@ -238,10 +255,21 @@ impl<'a> Context<'a> {
         let head_master = if head_files.is_empty() {
             None
         } else {
-            match parse_masters_cached(&head_files) {
-                Ok(m) => Some(m),
+            match parse_masters_each_cached(&head_files) {
+                Ok(m) => {
+                    // Entry by entry: an entry of an older schema is said
+                    // (its file's first, at its file:line), and the rules
+                    // read the others (`c028a3a`, `0513746`).
+                    let mut said: BTreeSet<&str> = BTreeSet::new();
+                    for u in &m.unvalidated {
+                        if said.insert(&*u.file) {
+                            problem(&u.file, &u.error, UNREAD_ENTRIES);
+                        }
+                    }
+                    Some(m)
+                }
                 Err(e) => {
-                    problem(&e.loc.file.clone(), &e);
+                    problem(&e.loc.file.clone(), &e, UNREAD);
                     None
                 }
             }
@@ -249,7 +277,7 @@ impl<'a> Context<'a> {
         let mut base_entries = BTreeMap::new();
         let mut head_entries = BTreeMap::new();
         for p in &cfg.paths.master_configs {
-            if let Some(b) = input.base_files.get(p)
+            if let Some(b) = input.base_following(p)
                 && let Err(e) = entry_json(p, b, &mut base_entries)
             {
                 base_errors.push(e);
@@ -271,13 +299,12 @@ impl<'a> Context<'a> {
                 .and_then(|b| match read_runners(b) {
                     Ok(r) => Some(r),
                     Err(e) => {
-                        problem(&cfg.paths.runners, &e);
+                        problem(&cfg.paths.runners, &e, UNREAD);
                         None
                     }
                 });
         let base_runners = input
-            .base_files
-            .get(&cfg.paths.runners)
+            .base_following(&cfg.paths.runners)
             .and_then(|b| read_runners(b).map_err(|e| base_errors.push(e)).ok());
 
         let launchers = LauncherTable::default();
@@ -313,7 +340,7 @@ impl<'a> Context<'a> {
                             },
                         );
                     }
-                    Err(e) => problem(path, &e),
+                    Err(e) => problem(path, &e, UNREAD),
                 }
             } else if Self::is_recipe_path(input, path) {
                 match cached(&RECIPES, &[part(path, bytes)], || {
@@ -322,7 +349,7 @@ impl<'a> Context<'a> {
                     Ok(r) => {
                         recipes.insert(path.clone(), Arc::unwrap_or_clone(r));
                     }
-                    Err(e) => problem(path, &e),
+                    Err(e) => problem(path, &e, UNREAD),
                 }
             }
         }
@@ -340,7 +367,7 @@ impl<'a> Context<'a> {
             Some(b) => match read_changelog(b) {
                 Ok(d) => Some(d),
                 Err(e) => {
-                    problem(&cfg.paths.changelog, &e);
+                    problem(&cfg.paths.changelog, &e, UNREAD);
                     None
                 }
             },
@@ -454,7 +481,13 @@ impl<'a> Context<'a> {
                 multinode: e.multinode.value,
                 config_files: &refs,
             };
-            let resolution = launchers.resolve_label(&q, nodes.as_deref(), tree);
+            let mut resolution = launchers.resolve_label(&q, nodes.as_deref(), tree);
+            // Without a readable runner config the fleet is the built-in
+            // table's guess: a launcher the commit does not have runs nothing
+            // (`0a3bf92`, #1894, predates `launch_b200-nscale-slurm.sh`).
+            if runners.is_none() {
+                resolution.per_launcher.retain(|l| l.launcher_exists);
+            }
             out.push(KeyRoute {
                 spec,
                 scenario,
@@ -565,6 +598,23 @@ impl<'a> Context<'a> {
             .iter()
             .filter(|(_, c)| *c != KeyChange::Indirect)
             .filter_map(|(k, _)| self.entry(k))
+            .collect()
+    }
+
+    /// Entries the PR adds or changes that failed validation (an older
+    /// schema), told by their content as read; only their top-level string
+    /// fields are known (L15 reads them).
+    pub(crate) fn direct_unvalidated(&self) -> Vec<&master::UnvalidatedEntry> {
+        let Some(m) = &self.head_master else {
+            return Vec::new();
+        };
+        m.unvalidated
+            .iter()
+            .filter(|u| match &self.input.scope {
+                Scope::All => true,
+                Scope::Keys(keys) => keys.get(&u.key).is_some_and(|c| *c != KeyChange::Indirect),
+                Scope::Diff => self.base_entries.get(&u.key) != self.head_entries.get(&u.key),
+            })
             .collect()
     }
 

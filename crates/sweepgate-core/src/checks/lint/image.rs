@@ -163,12 +163,16 @@ pub(crate) fn claim_matches(claim: &ImageRef, shipped: &ImageRef) -> bool {
 /// replaced, a sibling's image) and contradict nothing.
 pub(crate) fn contradicting_claims(text: &str, shipped: &[ImageRef]) -> Vec<String> {
     // An image right after "from" is the one being replaced ("moves from
-    // the sibling's lmsysorg/sglang:v0.5.12-cu130 to v0.5.16-cu130").
+    // the sibling's lmsysorg/sglang:v0.5.12-cu130 to v0.5.16-cu130"), and
+    // so is one before an arrow (`d7cce62`, #1516: "Image:
+    // vllm/vllm-openai:v0.21.0 -> v0.19.1-cu130").
     let replaced = |c: &str| {
         text.find(c).is_some_and(|at| {
             let before = &text[..at];
             let start = before.char_indices().rev().nth(48).map_or(0, |(i, _)| i);
+            let after = text[at + c.len()..].trim_start();
             before[start..].to_ascii_lowercase().contains("from ")
+                || ["->", "→", "=>"].iter().any(|a| after.starts_with(a))
         })
     };
     // The image of another container: named as the value of an `…_IMAGE`
@@ -266,23 +270,76 @@ pub(crate) fn release_of(engine: &str, image: &str) -> Release {
     if !numeric(a) || !numeric(b) || patch_digits.is_empty() || !rest_ok {
         return Release::Unreleased("not a release tag");
     }
-    let hexish = |p: &str| {
-        p.len() >= 7
-            && p.bytes().all(|b| b.is_ascii_hexdigit())
-            && p.bytes().any(|b| b.is_ascii_alphabetic())
-    };
-    for p in parts {
-        let l = p.to_ascii_lowercase();
-        if l.contains("dev") || l.contains("nightly") || hexish(&l) {
-            return Release::Unreleased("a dev or custom build");
-        }
+    if parts.any(unreleased_part) {
+        return Release::Unreleased("a dev or custom build");
     }
     Release::Version(version.to_owned())
+}
+
+/// A tag part that names a dev, nightly or commit build (`dev`,
+/// `nightly`, `7a33ba9`), not a release.
+fn unreleased_part(p: &str) -> bool {
+    let l = p.to_ascii_lowercase();
+    let hexish = l.len() >= 7
+        && l.bytes().all(|b| b.is_ascii_hexdigit())
+        && l.bytes().any(|b| b.is_ascii_alphabetic());
+    l.contains("dev") || l.contains("nightly") || hexish
+}
+
+/// A nightly, dev or commit build, or a reference by digest only: images
+/// that are re-pinned as their builds are replaced, which changelog prose
+/// lags behind (`47e7ab0`, #2328: the entry names `nightly-387189c…`, the
+/// key ships `nightly-5e35a6f…`). Engine knowledge gives such images at
+/// most a warning (docs/rules.md §3), and so does L17.
+pub(crate) fn is_dev_build(i: &ImageRef) -> bool {
+    // A repository of dev builds by name: `rocm/atom-dev`, `rocm/sgl-dev`
+    // (`53a6281`, #1867, names `rocm/atom-dev:MiniMax-M3-20260619` while the
+    // key ships the build of 2026-06-22).
+    let name = i.repository.rsplit('/').next().unwrap_or("");
+    name.split('-').any(|p| p == "dev" || p == "nightly")
+        || i.tag
+            .as_deref()
+            .is_none_or(|t| t.split('-').any(unreleased_part))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `d7cce62` (#1516): "Image: vllm/vllm-openai:v0.21.0 -> v0.19.1-cu130"
+    /// names the image replaced, then the shipped one.
+    #[test]
+    fn an_image_before_an_arrow_is_the_replaced_one() {
+        let shipped = [ImageRef::parse("vllm/vllm-openai:v0.19.1-cu130")];
+        let t = "Image: vllm/vllm-openai:v0.21.0 -> v0.19.1-cu130";
+        assert!(contradicting_claims(t, &shipped).is_empty());
+        let t = "Image: vllm/vllm-openai:v0.21.0";
+        assert_eq!(
+            contradicting_claims(t, &shipped),
+            vec!["vllm/vllm-openai:v0.21.0"]
+        );
+    }
+
+    #[test]
+    fn dev_builds_are_nightly_dev_commit_or_digest_only() {
+        for dev in [
+            "vllm/vllm-openai:nightly-5e35a6f4f9bbc217c599692157ca985c894373f7",
+            "lmsysorg/sglang:dev-nightly-0820",
+            "vllm/vllm-openai:vllm-x86_64-cu13-0.25.1-7a33ba9",
+            "lmsysorg/sglang@sha256:1bf5",
+            "rocm/atom-dev:MiniMax-M3-20260619",
+        ] {
+            assert!(is_dev_build(&ImageRef::parse(dev)), "{dev}");
+        }
+        for release in [
+            "lmsysorg/sglang:v0.5.16-cu130",
+            "vllm/vllm-openai:v0.21.0",
+            "nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc24",
+            "vllm/vllm-openai:kimi-k3",
+        ] {
+            assert!(!is_dev_build(&ImageRef::parse(release)), "{release}");
+        }
+    }
 
     #[test]
     fn parses_references() {

@@ -189,6 +189,19 @@ impl LintInput {
         self.base_files.get(path).map(FileBytes::as_slice)
     }
 
+    /// The base version of a head path, following the PR's rename of it:
+    /// #1992 (`3ede7c5`) moves the master configs and `runners.yaml` out of
+    /// `.github/configs/`, and changes no key by that.
+    pub(crate) fn base_following(&self, path: &str) -> Option<&FileBytes> {
+        self.base_files.get(path).or_else(|| {
+            self.changed
+                .iter()
+                .find(|c| c.path == path)
+                .and_then(|c| c.previous_path.as_deref())
+                .and_then(|p| self.base_files.get(p))
+        })
+    }
+
     pub(crate) fn head_text(&self, path: &str) -> Option<&str> {
         self.head(path).and_then(|b| std::str::from_utf8(b).ok())
     }

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::context::{Context, settings, settings_at};
-use super::image::{ImageRef, contradicting_claims};
+use super::image::{ImageRef, contradicting_claims, is_dev_build};
 use super::{Finding, Rule, Severity};
 use crate::recipe::golden::Decoded;
 use crate::recipe::golden::served;
@@ -204,8 +204,8 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             // changelog prose quotes other draft lengths, measured ALs and
             // curve ranges far more often than it contradicts the files
             // (docs/precision.md "Rule changes").
-            let mut claim = |what: &str, message: String, fix: &str| {
-                let sev = if what == "image" {
+            let mut claim = |what: &str, message: String, fix: &str, dev: bool| {
+                let sev = if what == "image" && !dev {
                     hard
                 } else {
                     Severity::Warning
@@ -217,7 +217,11 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 );
             };
             let shipped: Vec<&str> = s.images.iter().map(|i| i.text.as_str()).collect();
+            let shipped_dev = s.images.iter().any(is_dev_build);
             for image in contradicting_claims(text, &s.images) {
+                // A nightly or dev build on either side: a warning, as
+                // engine knowledge gives them (`47e7ab0`, #2328).
+                let dev = shipped_dev || is_dev_build(&ImageRef::parse(&image));
                 claim(
                     "image",
                     format!(
@@ -225,6 +229,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                         shipped.join("`, `")
                     ),
                     "name the image the config pins",
+                    dev,
                 );
             }
             // As with images, when one AL (or K) claim of the line is the
@@ -249,6 +254,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                             pinned.join(", ")
                         ),
                         "quote the AL the files pin",
+                        false,
                     );
                 }
             }
@@ -274,6 +280,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                             used.join(", ")
                         ),
                         "quote the draft length the files use",
+                        false,
                     );
                 }
             }

@@ -69,11 +69,7 @@ impl MasterEntry {
     }
     /// SKU: the key's third token, else the runner label's.
     pub fn sku(&self) -> String {
-        if let Some(t) = self.key.split('-').nth(2) {
-            return t.to_owned();
-        }
-        let r = self.runner().trim_start_matches("cluster:");
-        r.split('-').next().unwrap_or("").to_owned()
+        crate::checks::engine_first::key_sku(&self.key, self.runner())
     }
     /// Multi-node or disaggregated (§0.4.3).
     pub(crate) fn is_multinode(&self) -> bool {

@@ -268,5 +268,5 @@ mod master;
 pub use diff::diff_files;
 pub(crate) use facts::has_spec_marker;
 pub use facts::{ChangeKind, ChangedKey, Facts};
-pub(crate) use master::{Family, SearchRow, parse_master};
+pub(crate) use master::{Family, SearchRow, family_of, parse_master};
 pub use master::{MasterEntry, clear_parse_caches, parse_master_cached, read_changelog_cached};

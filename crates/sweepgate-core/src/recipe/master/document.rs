@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::model::MasterConfig;
+use super::model::{At, MasterConfig, UnvalidatedEntry};
 use super::validate::validate_entry;
 use super::yaml::{self, Node, Pos, Value};
 use crate::recipe::ParseError;
@@ -103,6 +103,55 @@ impl MasterDocument {
         }
         Ok(out)
     }
+
+    /// Validates each entry on its own: one invalid entry (an older
+    /// schema) no longer hides the others. The entries that validate are
+    /// read as [`validate`](Self::validate) reads them; the others are kept,
+    /// in merged order, with their error and their readable string fields.
+    pub(crate) fn validate_each(&self) -> MasterConfig {
+        let mut out = MasterConfig::default();
+        for raw in &self.entries {
+            match validate_entry(raw) {
+                Ok(entry) => {
+                    out.index.insert(entry.key.clone(), out.entries.len());
+                    out.entries.push(entry);
+                }
+                Err(issues) => out
+                    .unvalidated
+                    .push(unvalidated(raw, entry_error(raw, &issues))),
+            }
+        }
+        out
+    }
+}
+
+/// The top-level string fields of an entry that failed validation.
+fn unvalidated(raw: &RawEntry, error: ParseError) -> UnvalidatedEntry {
+    let field = |name: &str| {
+        raw.node
+            .get(name)
+            .and_then(|n| n.as_str().map(|v| At::new(v.to_owned(), n.pos)))
+    };
+    UnvalidatedEntry {
+        file: raw.file.clone(),
+        key: raw.key.clone(),
+        pos: raw.pos,
+        image: field("image"),
+        model: field("model"),
+        model_prefix: field("model-prefix"),
+        framework: field("framework"),
+        runner: field("runner"),
+        error,
+    }
+}
+
+/// Parses and merges several master files, then validates entry by entry
+/// ([`MasterDocument::validate_each`]); a file that cannot be read as a
+/// master document at all is still an error.
+pub fn parse_many_each<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+) -> Result<MasterConfig, ParseError> {
+    Ok(merged(files)?.validate_each())
 }
 
 /// Parses and validates one master file.
@@ -114,11 +163,18 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<MasterConfig, ParseError> {
 pub fn parse_many<'a>(
     files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
 ) -> Result<MasterConfig, ParseError> {
+    merged(files)?.validate()
+}
+
+/// Master files read and merged in the given order.
+fn merged<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+) -> Result<MasterDocument, ParseError> {
     let mut doc = MasterDocument::default();
     for (file, bytes) in files {
         doc.merge(parse_document(file, bytes)?)?;
     }
-    doc.validate()
+    Ok(doc)
 }
 
 /// One schema violation.

@@ -17,8 +17,8 @@ mod validate;
 pub(crate) use super::yaml;
 
 pub(crate) use document::{MasterDocument, parse_document};
-pub use document::{parse, parse_many};
+pub use document::{parse, parse_many, parse_many_each};
 pub use model::{
     AgenticBlock, At, Backend, Component, FixedBlock, KvOffloading, ListField, MasterConfig,
-    MasterEntry, RawMap, Scenarios, SearchEntry, SpecDecoding, Worker,
+    MasterEntry, RawMap, Scenarios, SearchEntry, SpecDecoding, UnvalidatedEntry, Worker,
 };

@@ -361,6 +361,26 @@ impl MasterEntry {
 pub struct MasterConfig {
     pub entries: Vec<MasterEntry>,
     pub(super) index: HashMap<String, usize>,
+    /// Entries that failed validation, when read entry by entry
+    /// ([`super::parse_many_each`]); empty otherwise.
+    pub unvalidated: Vec<UnvalidatedEntry>,
+}
+
+/// An entry that failed validation (an older era's schema, for example
+/// under `.github/configs/`), with the top-level fields that are readable
+/// as strings: enough for the image rules (L15, Check 6).
+#[derive(Debug, Clone)]
+pub struct UnvalidatedEntry {
+    pub file: Arc<str>,
+    pub key: String,
+    pub pos: Pos,
+    pub image: Option<At<String>>,
+    pub model: Option<At<String>>,
+    pub model_prefix: Option<At<String>>,
+    pub framework: Option<At<String>>,
+    pub runner: Option<At<String>>,
+    /// Why it failed validation.
+    pub error: crate::recipe::ParseError,
 }
 
 impl MasterConfig {
