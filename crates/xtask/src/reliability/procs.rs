@@ -3,7 +3,7 @@
 //! processes (the service's own command line, run through `xtask
 //! sweepgate`) that can be SIGKILLed and restarted on the same database.
 use anyhow::{Context, bail};
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -209,24 +209,47 @@ pub(crate) struct ServerProc {
 impl ServerProc {
     /// Starts `serve` on a free port and waits until `/readyz` answers 200.
     /// `log_name`: keep its JSON log (with the queue's job records) there.
+    ///
+    /// The port is free when picked, not reserved: another test's server
+    /// may take it first, and its `/readyz` would then answer for ours
+    /// (deliveries "lost" into the other's database). So the child must
+    /// log that it listens on the port itself; if it exits instead, a new
+    /// port is tried.
     pub(crate) async fn start(
         spec: &ServerSpec,
         log_name: Option<&str>,
     ) -> anyhow::Result<ServerProc> {
-        let port = free_port()?;
+        let mut last = None;
+        for _ in 0..5 {
+            match Self::start_on(spec, log_name, free_port()?).await? {
+                Ok(server) => return Ok(server),
+                Err(exited) => last = Some(exited),
+            }
+        }
+        bail!(
+            "the server never bound a free port: {}",
+            last.unwrap_or_default()
+        )
+    }
+
+    /// `Ok(Err(status))`: the child exited before it listened.
+    async fn start_on(
+        spec: &ServerSpec,
+        log_name: Option<&str>,
+        port: u16,
+    ) -> anyhow::Result<Result<ServerProc, String>> {
         let base = format!("http://127.0.0.1:{port}");
         let log = log_name.map(|n| spec.dir.join(n));
-        // The server logs to stdout.
-        let stdout = match &log {
-            Some(path) => Stdio::from(std::fs::File::create(path)?),
-            None => Stdio::null(),
+        let mut sink: Box<dyn std::io::Write + Send> = match &log {
+            Some(path) => Box::new(std::fs::File::create(path)?),
+            None => Box::new(std::io::sink()),
         };
         let filter = if log.is_some() {
-            "warn,sweepgate::queue=debug"
+            "warn,sweepgate::queue=debug,sweepgate::app=info"
         } else {
-            "error"
+            "error,sweepgate::app=info"
         };
-        let child = Command::new(&spec.bin)
+        let mut child = Command::new(&spec.bin)
             .args([
                 "sweepgate",
                 "serve",
@@ -246,13 +269,45 @@ impl ServerProc {
             .env("SWEEPGATE_LOG", filter)
             .env_remove("SWEEPGATE_CONFIG")
             .stdin(Stdio::null())
-            .stdout(stdout)
+            // The server logs to stdout; read here, kept in `log`.
+            .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .with_context(|| format!("starting {} serve", spec.bin.display()))?;
+        let stdout = child.stdout.take().context("serve stdout")?;
+        let (listening, heard) = std::sync::mpsc::channel();
+        let own = format!("127.0.0.1:{port}");
+        std::thread::spawn(move || {
+            let mut listening = Some(listening);
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let is_ours = listening.is_some()
+                    && serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| {
+                        v["fields"]["message"] == "sweepgate listening"
+                            && v["fields"]["addr"] == own.as_str()
+                    });
+                if is_ours && let Some(tx) = listening.take() {
+                    let _ = tx.send(());
+                }
+                let _ = writeln!(sink, "{line}");
+            }
+        });
+        let start = Instant::now();
+        loop {
+            if heard.try_recv().is_ok() {
+                break;
+            }
+            if let Some(status) = child.try_wait()? {
+                return Ok(Err(status.to_string()));
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                kill_child(&mut child);
+                bail!("the server at {base} never said it listens");
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let mut server = ServerProc { child, base, log };
         server.wait_ready().await?;
-        Ok(server)
+        Ok(Ok(server))
     }
 
     async fn wait_ready(&mut self) -> anyhow::Result<()> {
