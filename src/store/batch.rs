@@ -78,16 +78,9 @@ macro_rules! batch_store {
                 let mut tx = self.pool().begin().await?;
                 let mut inserted = HashSet::new();
                 for chunk in items.chunks(ROWS_PER_STATEMENT) {
-                    let mut q = QueryBuilder::<$db>::new(
-                        "INSERT INTO deliveries (delivery_id, event, action, repository, \
-                         installation_id, pr_number, outcome, reason, body, body_zstd, received_at) ",
-                    );
+                    let mut q = QueryBuilder::<$db>::new(super::sql::insert_deliveries!());
                     q.push_values(chunk, |mut row, it| {
                         let d = &it.delivery;
-                        let reason = match &it.outcome {
-                            DeliveryOutcome::Ignored(r) => Some(r.as_str()),
-                            DeliveryOutcome::Queued => None,
-                        };
                         let (text, zstd) = d.body.columns();
                         row.push_bind(d.delivery_id.0.as_str())
                             .push_bind(d.event.as_str())
@@ -96,7 +89,7 @@ macro_rules! batch_store {
                             .push_bind(d.installation_id)
                             .push_bind(d.pr_number)
                             .push_bind(it.outcome.as_str())
-                            .push_bind(reason)
+                            .push_bind(it.outcome.reason())
                             .push_bind(text)
                             .push_bind(zstd)
                             .push_bind(d.received_at);

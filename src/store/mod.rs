@@ -74,6 +74,14 @@ impl DeliveryOutcome {
             DeliveryOutcome::Ignored(_) => "ignored",
         }
     }
+
+    /// The stored `reason`: why an ignored delivery queued nothing.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            DeliveryOutcome::Queued => None,
+            DeliveryOutcome::Ignored(r) => Some(r),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -20,6 +20,16 @@ const SWEEP_COLUMNS: &str = "sweep_id, repository, installation_id, pr_number, h
      base_sha, primary_label, modifiers, matrix, token_sha256, expires_at, state, run_id, \
      conclusion, reason, created_at, updated_at, dispatch_sent_at";
 
+/// The head of an insert of a delivery row, alone or by the batch
+/// (`batch.rs`): one column list for both.
+macro_rules! insert_deliveries {
+    () => {
+        "INSERT INTO deliveries (delivery_id, event, action, repository, installation_id, \
+         pr_number, outcome, reason, body, body_zstd, received_at) "
+    };
+}
+pub(super) use insert_deliveries;
+
 const DELIVERY_COLUMNS: &str = "delivery_id, event, action, repository, installation_id, \
      pr_number, outcome, reason, received_at";
 
@@ -190,16 +200,12 @@ macro_rules! sql_store {
                 job: Option<&NewJob>,
             ) -> Result<Inserted, StoreError> {
                 let mut tx = self.pool.begin().await?;
-                let reason = match outcome {
-                    DeliveryOutcome::Ignored(r) => Some(r.as_str()),
-                    DeliveryOutcome::Queued => None,
-                };
-                let inserted = sqlx::query(
-                    "INSERT INTO deliveries (delivery_id, event, action, repository, \
-                     installation_id, pr_number, outcome, reason, body, body_zstd, received_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
-                     ON CONFLICT (delivery_id) DO NOTHING",
-                )
+                let (text, zstd) = d.body.columns();
+                let inserted = sqlx::query(concat!(
+                    insert_deliveries!(),
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
+                     ON CONFLICT (delivery_id) DO NOTHING"
+                ))
                 .bind(&d.delivery_id.0)
                 .bind(&d.event)
                 .bind(&d.action)
@@ -207,9 +213,9 @@ macro_rules! sql_store {
                 .bind(d.installation_id)
                 .bind(d.pr_number)
                 .bind(outcome.as_str())
-                .bind(reason)
-                .bind(d.body.columns().0)
-                .bind(d.body.columns().1)
+                .bind(outcome.reason())
+                .bind(text)
+                .bind(zstd)
                 .bind(d.received_at)
                 .execute(&mut *tx)
                 .await?
