@@ -78,6 +78,8 @@ pub(crate) async fn from_source(
     input.base_sha = base_sha.clone();
     input.head_tree = Arc::new(repo::tree_paths(src, &head_sha).await?);
     input.base_tree = Arc::new(repo::tree_paths(src, &base_sha).await?);
+    let legacy = &input.config.paths.legacy_sweeps;
+    input.base_legacy_images = Arc::new(repo::legacy_images(src, &base_sha, legacy).await?);
     input.changed = cmp
         .files
         .iter()

@@ -221,6 +221,30 @@ pub async fn tree_paths(
         .collect())
 }
 
+/// The images the legacy sweep definitions at `rev` name
+/// (`Paths::legacy_sweeps`; empty outside a replay's early history).
+pub async fn legacy_images(
+    src: &dyn RepoSource,
+    rev: &str,
+    dirs: &[String],
+) -> Result<std::collections::BTreeSet<String>, RepoError> {
+    let mut out = std::collections::BTreeSet::new();
+    if dirs.is_empty() {
+        return Ok(out);
+    }
+    for e in src.list_tree(rev).await? {
+        let yaml = e.path.ends_with(".yml") || e.path.ends_with(".yaml");
+        if yaml && dirs.iter().any(|d| e.path.starts_with(d.as_str())) {
+            if let Some(bytes) = read_optional(src, rev, &e.path).await? {
+                out.extend(sweepgate_core::recipe::workflows::images(
+                    &String::from_utf8_lossy(&bytes),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::pr_from_subject;

@@ -467,7 +467,9 @@ pub async fn check_repo(
         facts.signoff = Some(signoff_from_text(body));
     }
     let settings = cfg.verifier.clone();
-    let s = snapshot_from_trees(trees, facts, opts.artifacts, settings, opts.today);
+    let legacy = crate::repo::legacy_images(src, &trees.base_sha, &cfg.paths.legacy_sweeps).await?;
+    let mut s = snapshot_from_trees(trees, facts, opts.artifacts, settings, opts.today);
+    s.base_legacy_images = legacy;
     let v = verify(&s, &cfg);
     Ok((v, s, cfg))
 }

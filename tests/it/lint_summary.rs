@@ -70,6 +70,7 @@ fn existing(rule: &'static str, severity: Severity, file: &str, line: usize) -> 
             fix: None,
             subject: None,
             identity: None,
+            known_at_base: false,
         },
         fingerprint: "0".repeat(32),
         baseline: BaselineState::Unchanged,

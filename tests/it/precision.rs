@@ -277,6 +277,13 @@ fn second_blind_labels_agree_with_the_second_sample() {
     agreement("sample2.tsv", "blind2.tsv", "blind2-labels.tsv");
 }
 
+/// The third blind pass: every L15 and L17 label of the fourth replay
+/// (`docs/precision.md` "Fourth pass"), against the adjudicated labels.
+#[test]
+fn third_blind_labels_agree_with_the_fourth_pass() {
+    agreement("sample2.tsv", "blind3.tsv", "blind3-labels.tsv");
+}
+
 /// Agreement of a blind labeller's `labels` on the `blind` subset with the
 /// labels of `sample`, printed; nothing to measure until `labels` exists.
 fn agreement(sample: &str, blind: &str, labels: &str) {

@@ -321,6 +321,41 @@ fn a_non_upstream_image_bumped_to_another_is_pre_existing_1568() {
     assert!(l15.iter().all(|f| f["new"] == false), "{l15:?}");
 }
 
+/// Blind-labelled items L15-015 and L15-018 to L15-024 (third blind
+/// pass, adjudicated): #145 (`c028a3a`, "no perf changes") builds
+/// `amd-master.yaml` from `dsr1-tmpl.yml` and `gptoss-tmpl.yml`, which ran
+/// the same sweeps with the same ROCm images; #251 (`b1107b8`) moves the
+/// multinode gb200 sweep from the scheduler workflows, image and all. The
+/// images ran on the default branch before: pre-existing for Check 6 and
+/// L15 alike.
+#[test]
+fn sweeps_moved_from_the_workflows_keep_their_images_145_251() {
+    for (commit, file, key) in [
+        ("c028a3a", "amd-master.yaml", "dsr1-fp8-mi300x-sglang"),
+        (
+            "b1107b8",
+            "nvidia-master.yaml",
+            "dsr1-fp8-gb200-dynamo-sglang",
+        ),
+    ] {
+        let rec = replayed(commit);
+        let (outcome, reason) = replayed_row(&rec, 6);
+        assert_ne!(outcome, "fail", "{commit}: {reason}");
+        let l15 = replayed_lint(&rec, "L15", file);
+        assert!(
+            l15.iter().any(|f| f["subject"] == key && f["new"] == false),
+            "{commit}: {l15:?}"
+        );
+        assert!(
+            l15.iter().all(|f| f["new"] == false
+                || f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("lands before"))),
+            "{commit}: {l15:?}"
+        );
+    }
+}
+
 /// An image moved off upstream is the PR's own: `0513746` (#705) adds
 /// `qwen3.5-bf16-mi355x-sglang` with `rocm/sgl-dev:v0.5.8.post1-…`
 /// (`.github/configs/amd-master.yaml:140`, precision item C06-002, true).

@@ -99,9 +99,14 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 // non-upstream build (`765e11e` #1568, `3f529cd` #1000,
                 // `34bedd5` #445: rocm/sgl-dev to rocm/sgl-dev): the key
                 // was off upstream on the default branch already.
-                let introduced = facts.masters_base.get(&k.key).is_none_or(|b| {
-                    b.image() != e.image() && ImageRef::parse(b.image()).is_upstream(&ns)
-                });
+                // Nor one whose sweep the base's workflows ran with this
+                // image before the master configs held it (`c028a3a`, #145;
+                // `b1107b8`, #251).
+                let legacy = s.base_legacy_images.contains(e.image());
+                let introduced = !legacy
+                    && facts.masters_base.get(&k.key).is_none_or(|b| {
+                        b.image() != e.image() && ImageRef::parse(b.image()).is_upstream(&ns)
+                    });
                 if introduced
                     && !ImageRef::parse(e.image()).is_upstream(&ns)
                     && base_unread(&e.file)
@@ -140,6 +145,12 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                 if introduced {
                     notes.push(format!(
                         "{} (framework: {fw}) uses upstream {}; a vLLM/SGLang entry, so the ordering rule does not apply",
+                        k.key,
+                        short_image(e.image())
+                    ));
+                } else if legacy {
+                    notes.push(format!(
+                        "{} (framework: {fw}) keeps image {}, which the base's sweep workflows ran",
                         k.key,
                         short_image(e.image())
                     ));
@@ -325,6 +336,24 @@ mod tests {
         s.files[0].status = "modified".into();
         let r = check(&s, &RepoConfig::default());
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+    }
+
+    /// `c028a3a` (#145) builds the master config from the workflows that
+    /// ran the same sweeps with the same images: nothing introduced.
+    #[test]
+    fn an_image_the_base_workflows_ran_is_not_the_prs() {
+        let fork = entry("m-fp8-mi355x-sglang", "sglang", "rocm/7.0:x-mi35x");
+        let mut s = snap(&fork);
+        s.base_legacy_images.insert("rocm/7.0:x-mi35x".into());
+        let r = check(&s, &RepoConfig::default());
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
+        assert_eq!(
+            r.reason,
+            "m-fp8-mi355x-sglang (framework: sglang) keeps image rocm/7.0:x-mi35x, which the base's sweep workflows ran."
+        );
+        let mut s = snap(&fork);
+        s.base_legacy_images.insert("rocm/7.0:y-mi35x".into());
+        assert_eq!(check(&s, &RepoConfig::default()).outcome, Outcome::Fail);
     }
 
     /// `ec1b7ef` (#791): the base's master config did not parse, so what

@@ -144,6 +144,27 @@ pub const HISTORY: &[Era] = &[
     },
 ];
 
+/// Where the sweeps' images were named before the master configs held
+/// every sweep: the workflow files, for all sweeps before #145 and for the
+/// multinode ones until #251 moved them in (`b1107b8`, 2025-12-05). A
+/// commit up to that merge has such a base; an image its base names there
+/// ran already (`c028a3a`, #145, builds `amd-master.yaml` from
+/// `dsr1-tmpl.yml` and `gptoss-tmpl.yml`, "no perf changes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LegacySweeps {
+    pub until_pr: u64,
+    /// Merge time of that PR (RFC 3339).
+    pub until: &'static str,
+    pub paths: &'static [&'static str],
+}
+
+/// The legacy sweep definitions of `SemiAnalysisAI/InferenceX`.
+pub const LEGACY_SWEEPS: LegacySweeps = LegacySweeps {
+    until_pr: 251,
+    until: "2025-12-05T14:51:47-06:00",
+    paths: &[".github/workflows/"],
+};
+
 /// The layout at one commit: the paths to read, and the inputs that did
 /// not exist yet.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -178,6 +199,16 @@ pub fn at(table: &[Era], time: i64, defaults: &Paths) -> LayoutAt {
             (Input::ModelsPolicy, Some(p)) => paths.models_policy = p,
             _ => {}
         }
+    }
+    // The commit's base is its parent: up to the merge that ended the
+    // legacy era, the base is still in it.
+    let until = DateTime::parse_from_rfc3339(LEGACY_SWEEPS.until).map_or(0, |t| t.timestamp());
+    if time <= until {
+        paths.legacy_sweeps = LEGACY_SWEEPS
+            .paths
+            .iter()
+            .map(|p| (*p).to_owned())
+            .collect();
     }
     LayoutAt { paths, not_yet }
 }
@@ -226,5 +257,9 @@ mod tests {
         let late = at(HISTORY, t("2026-08-22T00:00:00Z"), &d);
         assert!(late.not_yet.is_empty());
         assert_eq!(late.paths, d);
+        // #251 itself still has a base of the legacy era; its successor not.
+        let multinode = at(HISTORY, t("2025-12-05T14:51:47-06:00"), &d);
+        assert_eq!(multinode.paths.legacy_sweeps, [".github/workflows/"]);
+        assert!(mid.paths.legacy_sweeps.is_empty());
     }
 }

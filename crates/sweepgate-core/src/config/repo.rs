@@ -72,6 +72,13 @@ pub struct Paths {
     pub launchers: String,
     /// Shared benchmark helpers (`benchmarks/benchmark_lib.sh`).
     pub benchmark_lib: String,
+    /// Folders whose files named the sweeps' images before the master
+    /// configs held every sweep. Set only by a replay's layout
+    /// (`config::layout::LEGACY_SWEEPS`), never by a repository's
+    /// configuration: an image the base names there ran already, so a PR
+    /// that moves it into a master config does not introduce it.
+    #[serde(skip)]
+    pub legacy_sweeps: Vec<String>,
 }
 
 impl Default for Paths {
@@ -95,6 +102,7 @@ impl Default for Paths {
             multi_node_scripts: "benchmarks/multi_node/".into(),
             launchers: "runners/launch_*.sh".into(),
             benchmark_lib: "benchmarks/benchmark_lib.sh".into(),
+            legacy_sweeps: Vec::new(),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod script;
 pub(crate) mod srt;
 pub mod thresholds;
 pub mod waiver;
+pub mod workflows;
 pub(crate) mod yaml;
 
 use std::fmt;

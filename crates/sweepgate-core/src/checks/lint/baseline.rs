@@ -208,6 +208,7 @@ pub fn base_view(input: &LintInput) -> LintInput {
     }
     v.scope = Scope::Keys(keys);
     v.inputs_not_yet = input.inputs_not_yet.clone();
+    v.base_legacy_images = input.base_legacy_images.clone();
     v
 }
 
@@ -248,6 +249,7 @@ pub fn judge(input: &LintInput, head: Vec<Finding>, base: &[Finding]) -> Vec<Jud
                     BaselineState::Unchanged
                 }
                 _ if base_blind && f.rule != "L00" && !on_changed_line => BaselineState::Unchanged,
+                _ if f.known_at_base => BaselineState::Unchanged,
                 _ => BaselineState::New,
             };
             Judged {

@@ -143,6 +143,9 @@ pub struct LintInput {
     pub inputs_not_yet: BTreeSet<Input>,
     /// Files the reader refused (over the cap), at head or base.
     pub unread: Vec<Unread>,
+    /// Images the base's legacy sweep definitions name
+    /// (`Paths::legacy_sweeps`): they ran before the PR.
+    pub base_legacy_images: Arc<BTreeSet<String>>,
 }
 
 impl LintInput {
@@ -164,6 +167,7 @@ impl LintInput {
             changed_lines: BTreeMap::new(),
             inputs_not_yet: BTreeSet::new(),
             unread: Vec::new(),
+            base_legacy_images: Arc::default(),
         }
     }
 

@@ -105,6 +105,11 @@ pub struct Finding {
     /// already had (`docs/precision.md`, adjudicated items).
     #[serde(skip)]
     pub identity: Option<String>,
+    /// The base had the problem in a form its rule cannot read there (an
+    /// image the legacy sweep workflows ran): pre-existing, whatever the
+    /// fingerprints say.
+    #[serde(skip)]
+    pub known_at_base: bool,
 }
 
 impl Finding {
@@ -124,7 +129,13 @@ impl Finding {
             fix: None,
             subject: None,
             identity: None,
+            known_at_base: false,
         }
+    }
+
+    pub(crate) fn known_at_base(mut self, known: bool) -> Self {
+        self.known_at_base = known;
+        self
     }
 
     pub(crate) fn subject(mut self, subject: impl Into<String>) -> Self {

@@ -5,7 +5,7 @@
 //!
 //! [`Facts`] are derived from the snapshot once (parsed master configs at
 //! base and head, changed keys, new changelog entries) and cached inside it.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 use chrono::NaiveDate;
@@ -227,6 +227,9 @@ pub struct Snapshot {
     pub settings: VerifierSettings,
     /// What the builder could not provide, for the reader.
     pub notes: Vec<String>,
+    /// Images the base's legacy sweep workflows name
+    /// (`Paths::legacy_sweeps`; empty outside a replay's early history).
+    pub base_legacy_images: BTreeSet<String>,
     #[serde(skip)]
     facts: OnceLock<Facts>,
 }
