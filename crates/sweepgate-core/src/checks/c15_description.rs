@@ -11,17 +11,15 @@
 //! * Sentences with a negation ("was", "instead of", "drop", …) never
 //!   FAIL: their hard mismatches are REVIEW and their advisory claims are
 //!   not compared. Unparsed prose is only counted.
-//! * Changelog description lines FAIL only on an image claim where both
-//!   images are release builds, the fact lint L17 makes an error through
-//!   the same reading; their other hard mismatches are REVIEW (measured
-//!   precision on the history, `docs/precision.md` "Rule changes": such
-//!   prose quotes other curves' ALs and SGLang's draft-token count K+1).
+//! * Changelog description lines never FAIL either (measured precision on
+//!   the history, `docs/precision.md` "Rule changes"): their hard
+//!   mismatches are REVIEW.
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::c11_golden;
-use super::lint::image::{ImageRef, contradicting_claims, image_claims, is_dev_build};
+use super::lint::image::{ImageRef, contradicting_claims, image_claims};
 use super::snapshot::ChangedKey;
 use super::{CheckResult, Evidence, Snapshot, strip_shell_comments};
 use crate::config::RepoConfig;
@@ -61,11 +59,10 @@ struct Sentence {
 }
 
 impl Sentence {
-    /// A changelog description line. Its AL and K mismatches are REVIEW,
-    /// not FAIL: on the real history (issue 17 item 7) such prose quotes
-    /// other curves' ALs and SGLang's draft-token count (K+1) too often for
-    /// a FAIL; lint L17 warns on them per entry. Its image claims FAIL as
-    /// L17's errors do: release builds on both sides.
+    /// A changelog description line. Its hard mismatches are REVIEW, not
+    /// FAIL: on the real history (issue 17 item 7) such prose quotes other
+    /// entries' images, other curves' ALs and SGLang's draft-token count
+    /// (K+1) too often for a FAIL; lint L17 reports them per entry.
     fn is_changelog_line(&self) -> bool {
         self.ev.is_some()
     }
@@ -207,18 +204,13 @@ pub fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
             checked += claims.len();
             // The implementation lint L17 uses: context images (the one
             // replaced, a sibling's) do not contradict.
-            let shipped_dev = shipped.iter().any(is_dev_build);
             for claim in contradicting_claims(t, &shipped) {
                 let (img, k) = &images[0];
                 let msg = format!(
                     "{} claims image {claim} but {} ships {img}",
                     st.source, k.entry.file
                 );
-                // A nightly, dev or digest-only build on either side: prose
-                // lags behind their re-pins, so the changelog's claim is
-                // REVIEW, as L17 warns on it (`47e7ab0`, #2328).
-                let dev = shipped_dev || is_dev_build(&ImageRef::parse(&claim));
-                if negated || (st.is_changelog_line() && dev) {
+                if negated || st.is_changelog_line() {
                     soft.push((msg, st.ev.clone()))
                 } else {
                     hard.push((msg, st.ev.clone()))
@@ -524,40 +516,6 @@ mod tests {
             r.reason,
             "2 contradicted claims: \"EP8\" (search-space ep: 1); \"prefix caching disabled\" (no --disable-radix-cache / --no-enable-prefix-caching in the scripts, so it is on)."
         );
-    }
-
-    /// A new changelog entry naming another image: FAIL for release builds
-    /// on both sides, as L17's error (`c29fcb7`, #1354: the entry says
-    /// v0.20.1, the key ships v0.21.0); REVIEW when either is a nightly.
-    #[test]
-    fn a_changelog_image_claim_fails_only_between_release_builds() {
-        let with_entry = |master_image: &str, claimed: &str| {
-            let mut s = snap("");
-            s.head_files.insert(
-                "configs/nvidia-master.yaml".into(),
-                MASTER.replace("lmsysorg/sglang:deepseek-v4-blackwell", master_image),
-            );
-            s.base_files
-                .insert("perf-changelog.yaml".into(), String::new());
-            s.head_files.insert(
-                "perf-changelog.yaml".into(),
-                format!("- config-keys:\n    - d-fp4-b200-sglang\n  description:\n    - \"Update to {claimed}\"\n  pr-link: https://github.com/o/r/pull/2\n"),
-            );
-            check(&s, &RepoConfig::default())
-        };
-        let r = with_entry("lmsysorg/sglang:v0.5.10", "lmsysorg/sglang:v0.5.9");
-        assert_eq!(r.outcome, Outcome::Fail, "{}", r.reason);
-        assert_eq!(
-            r.reason,
-            "perf-changelog.yaml:4 claims image lmsysorg/sglang:v0.5.9 but configs/nvidia-master.yaml ships lmsysorg/sglang:v0.5.10."
-        );
-        let r = with_entry("lmsysorg/sglang:v0.5.10", "lmsysorg/sglang:v0.5.10");
-        assert_eq!(r.outcome, Outcome::Pass, "{}", r.reason);
-        let r = with_entry(
-            "lmsysorg/sglang:nightly-dev-20260101-abc1234",
-            "lmsysorg/sglang:v0.5.9",
-        );
-        assert_eq!(r.outcome, Outcome::Review, "{}", r.reason);
     }
 
     #[test]
