@@ -104,8 +104,16 @@ pub(crate) mod budget {
     pub(crate) const FILES_RATIO: f64 = 400.0;
 }
 
-pub fn main(args: BenchArgs) -> anyhow::Result<ExitCode> {
+pub fn main(mut args: BenchArgs) -> anyhow::Result<ExitCode> {
     sweepgate::app::init_logging_at(sweepgate::config::server::LogFormat::Text, "error");
+    // Benchmarks run the binary from other directories (the matrix from the
+    // fixtures' folder): a relative path as documented
+    // (`--sweepgate-bin target/release/sweepgate`) would not be found there.
+    if let Some(bin) = &args.sweepgate_bin {
+        let abs = std::fs::canonicalize(bin)
+            .map_err(|e| anyhow::anyhow!("--sweepgate-bin {}: {e}", bin.display()))?;
+        args.sweepgate_bin = Some(abs);
+    }
     let dirs = Dirs::locate(args.fixtures.as_deref())?;
     let fx = Fixtures::load(dirs)?;
     if args.callgrind_inner {
