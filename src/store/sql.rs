@@ -118,6 +118,8 @@ macro_rules! sql_store {
         pub struct $name {
             pool: $pool,
             claim_sql: String,
+            /// SQLite's WAL checkpoints (none in memory, nor on PostgreSQL).
+            _checkpointer: Option<super::checkpoint::Checkpointer>,
         }
 
         impl $name {
@@ -125,7 +127,10 @@ macro_rules! sql_store {
                 &self.pool
             }
 
-            fn from_pool(pool: $pool) -> Self {
+            fn from_pool(
+                pool: $pool,
+                checkpointer: Option<super::checkpoint::Checkpointer>,
+            ) -> Self {
                 Self {
                     pool,
                     claim_sql: if $backend == Backend::Sqlite {
@@ -133,6 +138,7 @@ macro_rules! sql_store {
                     } else {
                         claim_sql($lock)
                     },
+                    _checkpointer: checkpointer,
                 }
             }
 
@@ -1076,14 +1082,21 @@ impl SqliteStore {
             })
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
-        // An in-memory database exists per connection: keep exactly one.
-        let max = if url.contains(":memory:") { 1 } else { 8 };
+        // An in-memory database exists per connection: keep exactly one
+        // (and it has no WAL to checkpoint).
+        let in_memory = url.contains(":memory:");
+        let max = if in_memory { 1 } else { 8 };
         let pool = SqlitePoolOptions::new()
             .max_connections(max)
             .acquire_timeout(Duration::from_secs(5))
-            .connect_with(opts)
+            .connect_with(super::checkpoint::writer_options(opts.clone()))
             .await?;
-        Ok(Self::from_pool(pool))
+        let checkpointer = if in_memory {
+            None
+        } else {
+            Some(super::checkpoint::Checkpointer::start(&opts).await?)
+        };
+        Ok(Self::from_pool(pool, checkpointer))
     }
 }
 
@@ -1094,7 +1107,7 @@ impl PgStore {
             .acquire_timeout(Duration::from_secs(3))
             .connect(url)
             .await?;
-        Ok(Self::from_pool(pool))
+        Ok(Self::from_pool(pool, None))
     }
 
     /// A pool that connects on first use, so a server can start (and answer
@@ -1104,6 +1117,6 @@ impl PgStore {
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(3))
             .connect_lazy(url)?;
-        Ok(Self::from_pool(pool))
+        Ok(Self::from_pool(pool, None))
     }
 }
