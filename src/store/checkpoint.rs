@@ -85,8 +85,11 @@ async fn run(mut conn: SqliteConnection, mut stopped: oneshot::Receiver<()>) {
         };
         if pages > WAL_BOUND_PAGES {
             match checkpoint(&mut conn, RESTART).await {
-                Ok((busy, _)) => tracing::info!(pages, busy,
-                    "the WAL grew past its bound; writers waited for it to start over"),
+                Ok((busy, _)) => tracing::info!(
+                    pages,
+                    busy,
+                    "the WAL grew past its bound; writers waited for it to start over"
+                ),
                 Err(e) => tracing::warn!(error = %e, pages, "WAL restart failed"),
             }
         }
