@@ -75,6 +75,7 @@ macro_rules! batch_store {
                 &self,
                 items: &[BatchItem],
             ) -> Result<Vec<Inserted>, sqlx::Error> {
+                let _turn = self.write_turn().await;
                 let mut tx = self.pool().begin().await?;
                 let mut inserted = HashSet::new();
                 for chunk in items.chunks(ROWS_PER_STATEMENT) {

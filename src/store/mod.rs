@@ -4,6 +4,7 @@
 //! Times are Unix milliseconds (`i64`), which both back ends store natively.
 mod batch;
 mod body;
+mod checkpoint;
 pub mod shadow;
 mod sql;
 

@@ -118,6 +118,10 @@ macro_rules! sql_store {
         pub struct $name {
             pool: $pool,
             claim_sql: String,
+            /// SQLite's WAL checkpoints (none in memory, nor on PostgreSQL).
+            _checkpointer: Option<super::checkpoint::Checkpointer>,
+            /// SQLite's writers take turns here; see [`Self::write_turn`].
+            write_gate: Option<tokio::sync::Mutex<()>>,
         }
 
         impl $name {
@@ -125,7 +129,10 @@ macro_rules! sql_store {
                 &self.pool
             }
 
-            fn from_pool(pool: $pool) -> Self {
+            fn from_pool(
+                pool: $pool,
+                checkpointer: Option<super::checkpoint::Checkpointer>,
+            ) -> Self {
                 Self {
                     pool,
                     claim_sql: if $backend == Backend::Sqlite {
@@ -133,6 +140,24 @@ macro_rules! sql_store {
                     } else {
                         claim_sql($lock)
                     },
+                    _checkpointer: checkpointer,
+                    write_gate: ($backend == Backend::Sqlite).then(|| tokio::sync::Mutex::new(())),
+                }
+            }
+
+            /// SQLite has one writer at a time. Without this, a write that
+            /// finds the lock taken waits in SQLite's busy handler, which
+            /// sleeps 1, 2, 5, 10, 15 ms... between tries: the intake's
+            /// batch, behind a worker's one-row update of some 100 µs, would
+            /// sleep for milliseconds. Here this process's writers queue
+            /// first come, first served, and each is woken when the one
+            /// before it finished. Taken before a connection, never while
+            /// holding one, so it cannot deadlock with the pool. Nothing on
+            /// PostgreSQL, whose writers lock rows, not the database.
+            pub(super) async fn write_turn(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+                match &self.write_gate {
+                    Some(gate) => Some(gate.lock().await),
+                    None => None,
                 }
             }
 
@@ -199,6 +224,7 @@ macro_rules! sql_store {
                 outcome: &DeliveryOutcome,
                 job: Option<&NewJob>,
             ) -> Result<Inserted, StoreError> {
+                let _turn = self.write_turn().await;
                 let mut tx = self.pool.begin().await?;
                 let (text, zstd) = d.body.columns();
                 let inserted = sqlx::query(concat!(
@@ -370,6 +396,7 @@ macro_rules! sql_store {
             }
 
             async fn enqueue(&self, job: &NewJob, now: i64) -> Result<JobId, StoreError> {
+                let _turn = self.write_turn().await;
                 let mut conn = self.pool.acquire().await?;
                 let id = Self::insert_job(&mut *conn, None, job, now).await?;
                 Ok(JobId(id as u64))
@@ -394,6 +421,7 @@ macro_rules! sql_store {
                             .fetch_optional(&self.pool)
                             .await?;
                         let Some(id) = id else { return Ok(None) };
+                        let _turn = self.write_turn().await;
                         let row: Option<JobRow> =
                             sqlx::query_as(sqlx::AssertSqlSafe(self.claim_sql.clone()))
                                 .bind(token)
@@ -431,6 +459,7 @@ macro_rules! sql_store {
             }
 
             async fn extend_lease(&self, c: &Claimed, until: i64) -> Result<bool, StoreError> {
+                let _turn = self.write_turn().await;
                 let n = sqlx::query(
                     "UPDATE jobs SET lease_until = $1 \
                      WHERE id = $2 AND lease_token = $3 AND state = 'running'",
@@ -450,6 +479,7 @@ macro_rules! sql_store {
                 now: i64,
                 outcome: &str,
             ) -> Result<bool, StoreError> {
+                let _turn = self.write_turn().await;
                 let n = sqlx::query(
                     "UPDATE jobs SET state = 'done', outcome = $1, finished_at = $2, \
                      updated_at = $2, lease_until = NULL \
@@ -472,6 +502,7 @@ macro_rules! sql_store {
                 error: &str,
                 next: AfterFailure,
             ) -> Result<bool, StoreError> {
+                let _turn = self.write_turn().await;
                 let (state, run_after, finished) = match next {
                     AfterFailure::RetryAt(at) => ("pending", at, None),
                     AfterFailure::Dead => ("dead", now, Some(now)),
@@ -495,6 +526,7 @@ macro_rules! sql_store {
             }
 
             async fn bury_crashed(&self, now: i64) -> Result<u64, StoreError> {
+                let _turn = self.write_turn().await;
                 Ok(sqlx::query(
                     "UPDATE jobs SET state = 'dead', finished_at = $1, updated_at = $1, \
                      lease_until = NULL, last_error = $2 || ' (the lease of attempt ' || \
@@ -509,6 +541,7 @@ macro_rules! sql_store {
             }
 
             async fn release(&self, c: &Claimed, now: i64) -> Result<bool, StoreError> {
+                let _turn = self.write_turn().await;
                 let n = sqlx::query(
                     "UPDATE jobs SET state = 'pending', attempts = attempts - 1, \
                      run_after = $1, updated_at = $1, lease_until = NULL \
@@ -524,6 +557,7 @@ macro_rules! sql_store {
             }
 
             async fn retry_dead(&self, id: JobId, now: i64) -> Result<bool, StoreError> {
+                let _turn = self.write_turn().await;
                 let n = sqlx::query(
                     "UPDATE jobs SET state = 'pending', attempts = 0, run_after = $1, \
                      updated_at = $1, finished_at = NULL WHERE id = $2 AND state = 'dead'",
@@ -1076,14 +1110,21 @@ impl SqliteStore {
             })
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
-        // An in-memory database exists per connection: keep exactly one.
-        let max = if url.contains(":memory:") { 1 } else { 8 };
+        // An in-memory database exists per connection: keep exactly one
+        // (and it has no WAL to checkpoint).
+        let in_memory = url.contains(":memory:");
+        let max = if in_memory { 1 } else { 8 };
         let pool = SqlitePoolOptions::new()
             .max_connections(max)
             .acquire_timeout(Duration::from_secs(5))
-            .connect_with(opts)
+            .connect_with(super::checkpoint::writer_options(opts.clone()))
             .await?;
-        Ok(Self::from_pool(pool))
+        let checkpointer = if in_memory {
+            None
+        } else {
+            Some(super::checkpoint::Checkpointer::start(&opts).await?)
+        };
+        Ok(Self::from_pool(pool, checkpointer))
     }
 }
 
@@ -1094,7 +1135,7 @@ impl PgStore {
             .acquire_timeout(Duration::from_secs(3))
             .connect(url)
             .await?;
-        Ok(Self::from_pool(pool))
+        Ok(Self::from_pool(pool, None))
     }
 
     /// A pool that connects on first use, so a server can start (and answer
@@ -1104,6 +1145,6 @@ impl PgStore {
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(3))
             .connect_lazy(url)?;
-        Ok(Self::from_pool(pool))
+        Ok(Self::from_pool(pool, None))
     }
 }
