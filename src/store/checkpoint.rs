@@ -48,12 +48,19 @@ impl Checkpointer {
     /// Opens the checkpointer's own connection and starts its task on the
     /// current runtime.
     pub(super) async fn start(opts: &SqliteConnectOptions) -> Result<Self, sqlx::Error> {
-        let conn = SqliteConnection::connect_with(opts).await?;
+        // A RESTART holds the writers off while it waits for readers: never
+        // for longer than this (the pool's 10 s would stall the intake); a
+        // RESTART that gives up is tried again on the next tick.
+        let opts = opts.clone().busy_timeout(RESTART_PATIENCE);
+        let conn = SqliteConnection::connect_with(&opts).await?;
         let (stop, stopped) = oneshot::channel();
         tokio::spawn(run(conn, stopped));
         Ok(Self { _stop: stop })
     }
 }
+
+/// The longest a `RESTART` waits for readers (see [`Checkpointer::start`]).
+const RESTART_PATIENCE: Duration = Duration::from_millis(200);
 
 const PASSIVE: &str = "PRAGMA wal_checkpoint(PASSIVE)";
 const RESTART: &str = "PRAGMA wal_checkpoint(RESTART)";
