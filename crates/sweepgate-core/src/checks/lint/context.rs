@@ -645,14 +645,27 @@ impl<'a> Context<'a> {
         // squash merge put before others made the last entry "new"
         // (`4aec7f8`, #957), and a base that did not parse made every entry
         // new (`9550ef2`, #988; `b16e698`, #1798, which re-indents one).
-        let mut left: Vec<&changelog::Entry> = base.iter().collect();
+        //
+        // `same_except_link` is an equivalence (equal fields), so which
+        // matching base entry a head entry takes does not change what the
+        // later ones find: the base entries stay in file order and the
+        // search starts at the first one not taken, where the head's
+        // unchanged entries find theirs (one comparison each, not a scan
+        // of the history per entry).
+        let mut taken = vec![false; base.len()];
+        let mut first_free = 0;
         let added = self.input.changed_lines.get(path);
         let diff_known = !self.input.changed_lines.is_empty();
         head.entries
             .iter()
             .filter(|e| {
-                if let Some(i) = left.iter().position(|b| b.same_except_link(e)) {
-                    left.swap_remove(i);
+                let found = (first_free..base.len())
+                    .find(|&i| !taken[i] && base[i].same_except_link(e));
+                if let Some(i) = found {
+                    taken[i] = true;
+                    while first_free < base.len() && taken[first_free] {
+                        first_free += 1;
+                    }
                     return false;
                 }
                 !diff_known || added.is_some_and(|l| l.contains(&e.pr_link.line))
