@@ -31,7 +31,9 @@ type Kept<T> = Shared<Parsed<Arc<T>>>;
 static MASTERS: Kept<MasterConfig> = LazyLock::new(|| BlobCache::new(16));
 static ENTRIES: Kept<BTreeMap<String, Arc<serde_json::Value>>> =
     LazyLock::new(|| BlobCache::new(32));
-static SCRIPTS: Kept<ScriptFacts> = LazyLock::new(|| BlobCache::new(4096));
+/// A script's facts with its text: a context hands out the kept `Arc`,
+/// neither parsed nor converted to text again.
+static SCRIPTS: Kept<Script> = LazyLock::new(|| BlobCache::new(4096));
 static RECIPES: Kept<SrtRecipe> = LazyLock::new(|| BlobCache::new(4096));
 static CHANGELOGS: Kept<changelog::Document> = LazyLock::new(|| BlobCache::new(8));
 static RUNNERS: Kept<RunnerConfig> = LazyLock::new(|| BlobCache::new(8));
@@ -144,8 +146,8 @@ pub struct Context<'a> {
     pub launchers: LauncherTable,
     /// Routes of every head key.
     pub routes: BTreeMap<String, Vec<KeyRoute>>,
-    pub scripts: BTreeMap<String, Script>,
-    pub recipes: BTreeMap<String, SrtRecipe>,
+    pub scripts: BTreeMap<String, Arc<Script>>,
+    pub recipes: BTreeMap<String, Arc<SrtRecipe>>,
     pub base_changelog: Option<Arc<changelog::Document>>,
     pub head_changelog: Option<Arc<changelog::Document>>,
     pub models: Option<ModelsMd>,
@@ -329,16 +331,13 @@ impl<'a> Context<'a> {
         for (path, bytes) in input.head_files.iter() {
             if Self::is_benchmark_script(input, path) {
                 match cached(&SCRIPTS, &[part(path, bytes)], || {
-                    script::parse_script(path, bytes)
+                    script::parse_script(path, bytes).map(|facts| Script {
+                        facts,
+                        text: String::from_utf8_lossy(bytes).into_owned(),
+                    })
                 }) {
-                    Ok(facts) => {
-                        scripts.insert(
-                            path.clone(),
-                            Script {
-                                facts: Arc::unwrap_or_clone(facts),
-                                text: String::from_utf8_lossy(bytes).into_owned(),
-                            },
-                        );
+                    Ok(s) => {
+                        scripts.insert(path.clone(), s);
                     }
                     Err(e) => problem(path, &e, UNREAD),
                 }
@@ -347,7 +346,7 @@ impl<'a> Context<'a> {
                     srt::parse_recipe(path, bytes)
                 }) {
                     Ok(r) => {
-                        recipes.insert(path.clone(), Arc::unwrap_or_clone(r));
+                        recipes.insert(path.clone(), r);
                     }
                     Err(e) => problem(path, &e, UNREAD),
                 }
@@ -659,8 +658,8 @@ impl<'a> Context<'a> {
         head.entries
             .iter()
             .filter(|e| {
-                let found = (first_free..base.len())
-                    .find(|&i| !taken[i] && base[i].same_except_link(e));
+                let found =
+                    (first_free..base.len()).find(|&i| !taken[i] && base[i].same_except_link(e));
                 if let Some(i) = found {
                     taken[i] = true;
                     while first_free < base.len() && taken[first_free] {
@@ -687,7 +686,7 @@ impl<'a> Context<'a> {
         }
         paths
             .into_iter()
-            .filter_map(|p| self.scripts.get(p))
+            .filter_map(|p| self.scripts.get(p).map(|s| &**s))
             .collect()
     }
 
@@ -707,7 +706,7 @@ impl<'a> Context<'a> {
         }
         paths
             .into_iter()
-            .filter_map(|p| self.recipes.get(p))
+            .filter_map(|p| self.recipes.get(p).map(|r| &**r))
             .collect()
     }
 
@@ -754,7 +753,7 @@ impl<'a> Context<'a> {
         }
         paths
             .into_iter()
-            .filter_map(|p| self.scripts.get(p))
+            .filter_map(|p| self.scripts.get(p).map(|s| &**s))
             .collect()
     }
 
@@ -779,7 +778,7 @@ impl<'a> Context<'a> {
         }
         paths
             .into_iter()
-            .filter_map(|p| self.recipes.get(p))
+            .filter_map(|p| self.recipes.get(p).map(|r| &**r))
             .collect()
     }
 
