@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use sweepgate_core::checks::lint::baseline::base_view;
+use sweepgate_core::checks::lint::baseline::{base_scope, base_view_of};
 use sweepgate_core::checks::lint::context::Context;
 use sweepgate_core::checks::lint::data::DataError;
 use sweepgate_core::checks::lint::input::{ChangedPath, LintInput, Scope, Unread};
@@ -129,11 +129,20 @@ pub(crate) async fn from_source(
     }
     read_all(&mut input, src, wanted, cap).await?;
     // Second pass: the scripts and recipes the changed keys resolve to.
-    let more = on_side(true, Context::build(&input).wanted_paths());
+    // The same context gives the base side's keys (`base_scope`: the
+    // files read now do not change them).
+    let (more, keys) = {
+        let ctx = Context::build(&input);
+        let keys = (input.scope == Scope::Diff).then(|| base_scope(&ctx));
+        (on_side(true, ctx.wanted_paths()), keys)
+    };
     read_all(&mut input, src, more, cap).await?;
     // Third pass: the same at the base, for judging what is new.
-    if input.scope == Scope::Diff {
-        let at_base = on_side(false, Context::build(&base_view(&input)).wanted_paths());
+    if let Some(keys) = keys {
+        let at_base = on_side(
+            false,
+            Context::build(&base_view_of(&input, keys)).wanted_paths(),
+        );
         read_all(&mut input, src, at_base, cap).await?;
     }
     Ok(input)

@@ -234,12 +234,13 @@ pub async fn legacy_images(
     }
     for e in src.list_tree(rev).await? {
         let yaml = e.path.ends_with(".yml") || e.path.ends_with(".yaml");
-        if yaml && dirs.iter().any(|d| e.path.starts_with(d.as_str())) {
-            if let Some(bytes) = read_optional(src, rev, &e.path).await? {
-                out.extend(sweepgate_core::recipe::workflows::images(
-                    &String::from_utf8_lossy(&bytes),
-                ));
-            }
+        if yaml
+            && dirs.iter().any(|d| e.path.starts_with(d.as_str()))
+            && let Some(bytes) = read_optional(src, rev, &e.path).await?
+        {
+            out.extend(sweepgate_core::recipe::workflows::images(
+                &String::from_utf8_lossy(&bytes),
+            ));
         }
     }
     Ok(out)

@@ -202,9 +202,19 @@ async fn read_text(
     rev: &str,
     path: &str,
 ) -> Result<Option<String>, RepoError> {
-    Ok(crate::repo::read_optional(src, rev, path)
+    Ok(crate::repo::read_optional_blob(src, rev, path)
         .await?
-        .map(|b| String::from_utf8_lossy(&b).into_owned()))
+        .map(|b| text_of(&b)))
+}
+
+/// The bytes as text, invalid UTF-8 replaced: the whole-slice check first
+/// (valid text, nearly every file, is copied once without a
+/// character-by-character pass).
+fn text_of(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(t) => t.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
 }
 
 /// Reads several files at one revision, a few at a time (each is a request

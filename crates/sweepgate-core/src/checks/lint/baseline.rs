@@ -17,7 +17,7 @@ use crate::files::FileStatus;
 
 use super::context::{Context, KeyChange};
 use super::input::{ChangedPath, LintInput, Scope};
-use super::{Finding, Severity, lint};
+use super::{Finding, Severity, lint, run_context};
 
 /// Whether a finding was there before the PR (SARIF `baselineState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -152,7 +152,15 @@ fn renames(input: &LintInput) -> BTreeMap<&str, &str> {
 /// and recipes it touches (at their base paths) as changed files. Run
 /// through the rules, it gives what was already there.
 pub fn base_view(input: &LintInput) -> LintInput {
-    let head_ctx = Context::build(input);
+    base_view_of(input, base_scope(&Context::build(input)))
+}
+
+/// The keys the base side is judged on: those the head's context finds
+/// changed. They depend on the master configs, the runner config, the
+/// trees and the changed paths, not on the scripts and recipes read for
+/// the changed keys, so a context built before those were read gives the
+/// same keys (`lint::gather` builds one context fewer with it).
+pub fn base_scope(head_ctx: &Context<'_>) -> BTreeMap<String, KeyChange> {
     let mut keys: BTreeMap<String, KeyChange> = head_ctx.changed_keys.iter().cloned().collect();
     // Changed entries that fail validation (an older schema) are in scope
     // too: L15 judges them on the fields they have, at base as at head.
@@ -164,6 +172,11 @@ pub fn base_view(input: &LintInput) -> LintInput {
         };
         keys.entry(u.key.clone()).or_insert(change);
     }
+    keys
+}
+
+/// [`base_view`] with the keys of [`base_scope`] given.
+pub fn base_view_of(input: &LintInput, keys: BTreeMap<String, KeyChange>) -> LintInput {
     let cfg = &input.config.paths;
     let policy: BTreeSet<&str> = cfg
         .master_configs
@@ -265,10 +278,16 @@ pub fn judge(input: &LintInput, head: Vec<Finding>, base: &[Finding]) -> Vec<Jud
 /// Lint a PR and judge every finding against its base side. With
 /// [`Scope::All`] (an audit of the whole tree) every finding is new.
 pub fn lint_judged(input: &LintInput) -> Vec<Judged> {
-    let head = lint(input);
-    let base = match input.scope {
-        Scope::Diff => lint(&base_view(input)),
-        Scope::All | Scope::Keys(_) => Vec::new(),
+    let (head, base) = match input.scope {
+        Scope::Diff => {
+            // One head context for the rules and the base side's keys.
+            let ctx = Context::build(input);
+            let head = run_context(&ctx);
+            let keys = base_scope(&ctx);
+            drop(ctx);
+            (head, lint(&base_view_of(input, keys)))
+        }
+        Scope::All | Scope::Keys(_) => (lint(input), Vec::new()),
     };
     judge(input, head, &base)
 }

@@ -31,7 +31,9 @@ type Kept<T> = Shared<Parsed<Arc<T>>>;
 static MASTERS: Kept<MasterConfig> = LazyLock::new(|| BlobCache::new(16));
 static ENTRIES: Kept<BTreeMap<String, Arc<serde_json::Value>>> =
     LazyLock::new(|| BlobCache::new(32));
-static SCRIPTS: Kept<ScriptFacts> = LazyLock::new(|| BlobCache::new(4096));
+/// A script's facts with its text: a context hands out the kept `Arc`,
+/// neither parsed nor converted to text again.
+static SCRIPTS: Kept<Script> = LazyLock::new(|| BlobCache::new(4096));
 static RECIPES: Kept<SrtRecipe> = LazyLock::new(|| BlobCache::new(4096));
 static CHANGELOGS: Kept<changelog::Document> = LazyLock::new(|| BlobCache::new(8));
 static RUNNERS: Kept<RunnerConfig> = LazyLock::new(|| BlobCache::new(8));
@@ -144,8 +146,8 @@ pub struct Context<'a> {
     pub launchers: LauncherTable,
     /// Routes of every head key.
     pub routes: BTreeMap<String, Vec<KeyRoute>>,
-    pub scripts: BTreeMap<String, Script>,
-    pub recipes: BTreeMap<String, SrtRecipe>,
+    pub scripts: BTreeMap<String, Arc<Script>>,
+    pub recipes: BTreeMap<String, Arc<SrtRecipe>>,
     pub base_changelog: Option<Arc<changelog::Document>>,
     pub head_changelog: Option<Arc<changelog::Document>>,
     pub models: Option<ModelsMd>,
@@ -329,16 +331,13 @@ impl<'a> Context<'a> {
         for (path, bytes) in input.head_files.iter() {
             if Self::is_benchmark_script(input, path) {
                 match cached(&SCRIPTS, &[part(path, bytes)], || {
-                    script::parse_script(path, bytes)
+                    script::parse_script(path, bytes).map(|facts| Script {
+                        facts,
+                        text: String::from_utf8_lossy(bytes).into_owned(),
+                    })
                 }) {
-                    Ok(facts) => {
-                        scripts.insert(
-                            path.clone(),
-                            Script {
-                                facts: Arc::unwrap_or_clone(facts),
-                                text: String::from_utf8_lossy(bytes).into_owned(),
-                            },
-                        );
+                    Ok(s) => {
+                        scripts.insert(path.clone(), s);
                     }
                     Err(e) => problem(path, &e, UNREAD),
                 }
@@ -347,7 +346,7 @@ impl<'a> Context<'a> {
                     srt::parse_recipe(path, bytes)
                 }) {
                     Ok(r) => {
-                        recipes.insert(path.clone(), Arc::unwrap_or_clone(r));
+                        recipes.insert(path.clone(), r);
                     }
                     Err(e) => problem(path, &e, UNREAD),
                 }
@@ -645,14 +644,27 @@ impl<'a> Context<'a> {
         // squash merge put before others made the last entry "new"
         // (`4aec7f8`, #957), and a base that did not parse made every entry
         // new (`9550ef2`, #988; `b16e698`, #1798, which re-indents one).
-        let mut left: Vec<&changelog::Entry> = base.iter().collect();
+        //
+        // `same_except_link` is an equivalence (equal fields), so which
+        // matching base entry a head entry takes does not change what the
+        // later ones find: the base entries stay in file order and the
+        // search starts at the first one not taken, where the head's
+        // unchanged entries find theirs (one comparison each, not a scan
+        // of the history per entry).
+        let mut taken = vec![false; base.len()];
+        let mut first_free = 0;
         let added = self.input.changed_lines.get(path);
         let diff_known = !self.input.changed_lines.is_empty();
         head.entries
             .iter()
             .filter(|e| {
-                if let Some(i) = left.iter().position(|b| b.same_except_link(e)) {
-                    left.swap_remove(i);
+                let found =
+                    (first_free..base.len()).find(|&i| !taken[i] && base[i].same_except_link(e));
+                if let Some(i) = found {
+                    taken[i] = true;
+                    while first_free < base.len() && taken[first_free] {
+                        first_free += 1;
+                    }
                     return false;
                 }
                 !diff_known || added.is_some_and(|l| l.contains(&e.pr_link.line))
@@ -674,7 +686,7 @@ impl<'a> Context<'a> {
         }
         paths
             .into_iter()
-            .filter_map(|p| self.scripts.get(p))
+            .filter_map(|p| self.scripts.get(p).map(|s| &**s))
             .collect()
     }
 
@@ -694,7 +706,7 @@ impl<'a> Context<'a> {
         }
         paths
             .into_iter()
-            .filter_map(|p| self.recipes.get(p))
+            .filter_map(|p| self.recipes.get(p).map(|r| &**r))
             .collect()
     }
 
@@ -741,7 +753,7 @@ impl<'a> Context<'a> {
         }
         paths
             .into_iter()
-            .filter_map(|p| self.scripts.get(p))
+            .filter_map(|p| self.scripts.get(p).map(|s| &**s))
             .collect()
     }
 
@@ -766,7 +778,7 @@ impl<'a> Context<'a> {
         }
         paths
             .into_iter()
-            .filter_map(|p| self.recipes.get(p))
+            .filter_map(|p| self.recipes.get(p).map(|r| &**r))
             .collect()
     }
 

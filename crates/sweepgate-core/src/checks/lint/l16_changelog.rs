@@ -133,8 +133,15 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
             );
         }
     }
-    let text = |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
-    let (base_text, head_text) = (text(ctx.input.base(path)), text(ctx.input.head(path)));
+    // Read as text only when a new entry links a PR (a 400 KB file each).
+    let texts = std::cell::OnceCell::new();
+    let texts = || {
+        texts.get_or_init(|| {
+            let text =
+                |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
+            (text(ctx.input.base(path)), text(ctx.input.head(path)))
+        })
+    };
     for e in new_entries {
         let link = &e.pr_link;
         let repos: Vec<&str> = std::iter::once(d.repository.as_str())
@@ -147,7 +154,8 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
                 // lines into `pr-link` fields; a renamed repository:
                 // `5f4a8fa`, #759) is that PR's old entry, not this PR's. A
                 // copy beyond the base's count is new (a duplicated entry).
-                let old = links_to(&head_text, n) <= links_to(&base_text, n);
+                let (base_text, head_text) = texts();
+                let old = links_to(head_text, n) <= links_to(base_text, n);
                 if let Some(pr) = ctx.input.pr
                     && n != pr
                     && !old

@@ -32,7 +32,8 @@ pub struct MasterEntry {
     pub key: String,
     pub file: String,
     pub line: usize,
-    pub node: Node,
+    /// Shared: the checks' facts copy entries, not their trees.
+    pub node: std::sync::Arc<Node>,
 }
 
 impl MasterEntry {
@@ -281,7 +282,7 @@ pub(crate) fn parse_master(file: &str, text: &str) -> Result<Vec<MasterEntry>, S
                         key,
                         file: file.to_owned(),
                         line: k.pos.line as usize,
-                        node: v,
+                        node: std::sync::Arc::new(v),
                     });
                 }
             }
@@ -488,7 +489,9 @@ pub(crate) fn parse_master_reusing(
             return None;
         }
         e.line = e.line + line - from;
-        shift_node(&mut e.node, from, line);
+        if line != from {
+            shift_node(std::sync::Arc::make_mut(&mut e.node), from, line);
+        }
         out.push(e);
     }
     Some(out)
