@@ -239,13 +239,16 @@ pub(crate) async fn rows(args: &BenchArgs, r: &mut Report) -> anyhow::Result<()>
                      {:.0}/s any stretch of requests slower than {:.1} ms is shed. While the requests \
                      were sent the server used {:.2} cores, the load process {:.2}, and the machine \
                      was busy {:.2} of its {nproc} cores, {:.2} of them other processes (builds \
-                     sharing the machine). A perf profile of the server at 3,000/s (taken during \
-                     this work, not by this command) puts about a quarter of its samples in SQLite \
-                     statements, a third of that in WAL checkpoints (the ~28 KB bodies copied into \
-                     the database file, with an fsync), the rest in HTTP, JSON and allocation; \
-                     before this run's claim change, the workers' claim searched every pending \
-                     job's PR history while holding SQLite's write lock (about a second with \
-                     20,000 jobs queued), which held the intake's commits up.",
+                     sharing the machine). The median request alone took {:.2} ms: with cores to \
+                     spare, the refusals come from waiting, not from CPU. A perf profile of the server at 5,000/s offered \
+                     (2026-12-05, `perf record --call-graph dwarf`, 15 s, taken by hand, not by this \
+                     command): the runtime's threads hold 64% of the samples (JSON reading about \
+                     15%, zstd 8%, the HMAC's SHA-256 6%, the kernel's socket copies and task \
+                     switches most of the rest) and SQLite's connection threads 36%. WAL \
+                     checkpoints run in their own task (`src/store/checkpoint.rs`) and writers take \
+                     turns in process, so neither stalls a commit any more; what is left of the \
+                     median is likely the wait for a group commit's batch and its turn at SQLite's \
+                     single writer (not measured apart).",
                     l.achieved_per_s,
                     l.offered_per_s,
                     l.refused_total(),
@@ -257,6 +260,7 @@ pub(crate) async fn rows(args: &BenchArgs, r: &mut Report) -> anyhow::Result<()>
                     l.load_cores,
                     l.machine_cores,
                     (l.machine_cores - l.server_cores - l.load_cores).max(0.0),
+                    l.p50_ms,
                 ),
             );
         }
