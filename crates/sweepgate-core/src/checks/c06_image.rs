@@ -107,10 +107,8 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     && facts.masters_base.get(&k.key).is_none_or(|b| {
                         b.image() != e.image() && ImageRef::parse(b.image()).is_upstream(&ns)
                     });
-                if introduced
-                    && !ImageRef::parse(e.image()).is_upstream(&ns)
-                    && base_unread(&e.file)
-                {
+                let introduces_fork = introduced && !ImageRef::parse(e.image()).is_upstream(&ns);
+                if introduces_fork && base_unread(&e.file) {
                     untold.push(format!(
                         "{} uses non-upstream image {} on {sku}, and {} did not parse at base",
                         k.key,
@@ -119,7 +117,7 @@ pub(crate) fn check(s: &Snapshot, cfg: &RepoConfig) -> CheckResult {
                     ));
                     continue;
                 }
-                if introduced && !ImageRef::parse(e.image()).is_upstream(&ns) {
+                if introduces_fork {
                     if let Some(w) = exception {
                         return CheckResult::review(
                             N,

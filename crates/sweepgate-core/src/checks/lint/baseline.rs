@@ -147,14 +147,6 @@ fn renames(input: &LintInput) -> BTreeMap<&str, &str> {
         .collect()
 }
 
-/// The base side of the PR's scope: the base tree as the "head", nothing
-/// changed in content, the keys the PR touches in scope, and the scripts
-/// and recipes it touches (at their base paths) as changed files. Run
-/// through the rules, it gives what was already there.
-pub fn base_view(input: &LintInput) -> LintInput {
-    base_view_of(input, base_scope(&Context::build(input)))
-}
-
 /// The keys the base side is judged on: those the head's context finds
 /// changed. They depend on the master configs, the runner config, the
 /// trees and the changed paths, not on the scripts and recipes read for
@@ -175,7 +167,11 @@ pub fn base_scope(head_ctx: &Context<'_>) -> BTreeMap<String, KeyChange> {
     keys
 }
 
-/// [`base_view`] with the keys of [`base_scope`] given.
+/// The base side of the PR's scope: the base tree as the "head", nothing
+/// changed in content, the keys the PR touches (`keys`, from
+/// [`base_scope`]) in scope, and the scripts and recipes it touches (at
+/// their base paths) as changed files. Run through the rules, it gives what
+/// was already there.
 pub fn base_view_of(input: &LintInput, keys: BTreeMap<String, KeyChange>) -> LintInput {
     let cfg = &input.config.paths;
     let policy: BTreeSet<&str> = cfg

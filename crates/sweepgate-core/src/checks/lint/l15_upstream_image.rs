@@ -10,7 +10,6 @@ use super::context::Context;
 use super::image::ImageRef;
 use super::{Finding, Rule, Severity};
 use crate::checks::engine_first::{self, Landing, Order};
-use crate::recipe::launcher::sku_of;
 
 pub(crate) const RULE: Rule = Rule {
     id: "L15",
@@ -111,12 +110,7 @@ fn check(ctx: &Context<'_>) -> Vec<Finding> {
         } else {
             continue;
         };
-        let sku = e
-            .key
-            .split('-')
-            .nth(2)
-            .unwrap_or_else(|| sku_of(e.runner))
-            .to_string();
+        let sku = engine_first::key_sku(e.key, e.runner);
         if !d.established_skus.contains(&sku) || e.image.is_empty() {
             continue;
         }
